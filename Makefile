@@ -1,0 +1,64 @@
+# LAVA build. `make demo` and `make test` are the whole set-up on a fresh Debian 12 machine.
+# Sources are found by wildcard: every src/**/*.cpp except src/cli/main.cpp goes into build/liblava.a,
+# which both the `lava` binary and the test runner link.
+
+CXX      ?= g++
+CXXFLAGS ?= -std=c++20 -O3 -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc
+LDLIBS   := -lboost_program_options -lfmt -lz -fopenmp
+BUILD    := build
+
+LIB_SRC  := $(filter-out src/cli/main.cpp,$(shell find src -name '*.cpp' | sort))
+TEST_SRC := $(shell find tests -name '*.cpp' | sort)
+LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
+
+# Debian packages LAVA needs to build and run its demo and tests.
+DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps test demo sanitize bench clean data
+
+all: $(BUILD)/lava
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(BUILD)/liblava.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/lava: $(BUILD)/obj/src/cli/main.o $(BUILD)/liblava.a
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+# The test runner ends with the line `tests: N passed, M failed` (tests/main.cpp).
+test: deps
+	@$(MAKE) --no-print-directory $(BUILD)/lava $(BUILD)/lava_tests
+	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/lava
+	$(BUILD)/lava toy
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree.
+SAN_FLAGS := -std=c++20 -O1 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
+             -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
+	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests
+	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava build/san/lava_tests
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/obj/src/cli/main.d

@@ -1,0 +1,83 @@
+#pragma once
+// Differentiable ops on Var<T>, T = float (training) or double (gradient checks, the toy).
+// Each op's forward kernel and backward record sit side by side in src/autodiff/ops_<family>.cpp;
+// the raw kernels live in src/tensor/ and every one of them has a gradient check (autodiff/gradcheck_cases.cpp).
+//
+// Broadcasting (binary ops, masked_fill): the smaller operand's shape must equal the trailing dimensions of the
+// larger one, e.g. (B, T, H) + (H); it is repeated over the leading dimensions, and its gradient sums over them.
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+
+#include "autodiff/tape.hpp"
+#include "core/rng.hpp"
+
+namespace lava {
+
+// ---- elementwise binary (ops_binary.cpp) ----
+template <class T> Var<T> add(Var<T> a, Var<T> b);
+template <class T> Var<T> sub(Var<T> a, Var<T> b);
+template <class T> Var<T> mul(Var<T> a, Var<T> b);
+template <class T> Var<T> div(Var<T> a, Var<T> b);
+// y = alpha·x + beta (scalars are constants)
+template <class T> Var<T> affine(Var<T> x, T alpha, T beta);
+
+// ---- elementwise unary (ops_unary.cpp) ----
+template <class T> Var<T> tanh(Var<T> x);
+template <class T> Var<T> sigmoid(Var<T> x);
+template <class T> Var<T> relu(Var<T> x);
+template <class T> Var<T> exp(Var<T> x);
+template <class T> Var<T> log(Var<T> x);
+template <class T> Var<T> softplus(Var<T> x);  // log(1 + e^x)
+template <class T> Var<T> lgamma(Var<T> x);    // log Γ(x), x > 0
+template <class T> Var<T> digamma(Var<T> x);   // ψ(x) = d/dx log Γ(x), x > 0
+template <class T> Var<T> square(Var<T> x);
+
+// ---- reductions over one axis, the axis removed (ops_reduce.cpp) ----
+template <class T> Var<T> sum(Var<T> x, int axis);
+template <class T> Var<T> mean(Var<T> x, int axis);
+template <class T> Var<T> sum_all(Var<T> x);  // scalar; fixed-order chunked sum
+template <class T> Var<T> mean_all(Var<T> x);
+
+// ---- normalisers over one axis (ops_softmax.cpp) ----
+template <class T> Var<T> softmax(Var<T> x, int axis);
+template <class T> Var<T> log_softmax(Var<T> x, int axis);
+template <class T> Var<T> logsumexp(Var<T> x, int axis);  // the axis removed
+
+// ---- products (ops_matmul.cpp) ----
+// a: (..., M, K) or, with trans_a, (K, M) (rank 2 only); b: (K, N) or, with trans_b, (N, K).
+// If b has rank 3, a must have rank 3 with the same leading batch: a batched product (Bt, M, N).
+template <class T> Var<T> matmul(Var<T> a, Var<T> b, bool trans_a = false, bool trans_b = false);
+
+// ---- indexing (ops_index.cpp); index arrays are copied onto the tape ----
+// rows of table (V, E) at ids (any shape `ids_shape`) -> ids_shape + (E); backward scatter-adds.
+template <class T> Var<T> embedding(Var<T> table, const int32_t* ids, const Shape& ids_shape);
+// y[r] = x[r, idx[r]] for x (..., C): the log-probability of given labels when x is a log-softmax.
+template <class T> Var<T> pick(Var<T> x, const int32_t* idx);
+// y = mask ? value : x, mask (0/1 bytes) broadcast over leading dimensions like a binary op.
+template <class T> Var<T> masked_fill(Var<T> x, const uint8_t* mask, const Shape& mask_shape, T value);
+
+// ---- shape (ops_shape.cpp) ----
+template <class T> Var<T> reshape(Var<T> x, const Shape& s);  // a view: shares value and gradient
+template <class T> Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len);
+template <class T> Var<T> concat(std::initializer_list<Var<T>> xs, int axis);
+template <class T> Var<T> concat(const Var<T>* xs, int count, int axis);
+template <class T> Var<T> transpose(Var<T> x);  // swaps the last two axes
+
+// ---- randomness (ops_dropout.cpp) ----
+// Inverted dropout: keep with probability 1-p and scale by 1/(1-p); element i keeps iff rng.uniform(i) >= p.
+template <class T> Var<T> dropout(Var<T> x, T p, const CounterRng& rng, bool training);
+
+// ---- fused LSTM cell (ops_lstm.cpp) ----
+// gates (B, 4H) = x·W_ih + h_prev·W_hh + b in PyTorch order (i, f, g, o); c_prev (B, H).
+// c = σ(f)⊙c_prev + σ(i)⊙tanh(g),  h = σ(o)⊙tanh(c).  Returns {h, c}.
+template <class T> std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_prev);
+
+// Convenience spellings.
+template <class T> Var<T> operator+(Var<T> a, Var<T> b) { return add(a, b); }
+template <class T> Var<T> operator-(Var<T> a, Var<T> b) { return sub(a, b); }
+template <class T> Var<T> operator*(Var<T> a, Var<T> b) { return mul(a, b); }
+template <class T> Var<T> operator/(Var<T> a, Var<T> b) { return div(a, b); }
+template <class T> Var<T> operator-(Var<T> a) { return affine(a, T(-1), T(0)); }
+
+}  // namespace lava

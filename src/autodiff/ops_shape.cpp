@@ -1,0 +1,98 @@
+// Shape ops: reshape (a view), slice and concat along an axis, transpose of the last two axes.
+#include "autodiff/ops.hpp"
+#include "tensor/kernels_index.hpp"
+
+namespace lava {
+
+template <class T>
+Var<T> reshape(Var<T> x, const Shape& s) {
+  LAVA_CHECK(s.numel() == x.numel(), "reshape {} to {}", x.shape().str(), s.str());
+  return x.tape->external(s, x.val(), x.grad());  // same buffers: gradients flow without a record
+}
+
+// y = x[..., start : start+len, ...] along `axis`;  dx[..., start+i, ...] += dy[..., i, ...]
+template <class T>
+Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len) {
+  const Shape& s = x.shape();
+  const int a = s.norm_axis(axis);
+  const int64_t n = s[a], outer = s.outer(a), inner = s.inner(a);
+  LAVA_CHECK(start >= 0 && len >= 0 && start + len <= n, "slice [{}, {}) of axis {} in {}", start, start + len, a,
+             s.str());
+  Var<T> y = x.tape->make_output(s.with(a, len), x);
+  kernels::copy_axis_block<T, false>(y.val(), len, 0, x.val(), n, start, outer, len, inner);
+  if (y.needs_grad())
+    x.tape->on_backward([x, y, n, start, outer, len, inner] {
+      kernels::copy_axis_block<T, true>(x.grad(), n, start, y.grad(), len, 0, outer, len, inner);
+    });
+  return y;
+}
+
+// y = [x_0, x_1, ...] along `axis`; each input gets back its block of dy.
+template <class T>
+Var<T> concat(const Var<T>* xs, int count, int axis) {
+  LAVA_CHECK(count >= 1, "concat of nothing");
+  Tape<T>& tape = *xs[0].tape;
+  const Shape& s0 = xs[0].shape();
+  const int a = s0.norm_axis(axis);
+  int64_t total = 0;
+  bool any_grad = false;
+  for (int k = 0; k < count; ++k) {
+    LAVA_CHECK(xs[k].shape().with(a, s0[a]) == s0, "concat: {} and {} differ off axis {}", xs[k].shape().str(),
+               s0.str(), a);
+    total += xs[k].shape()[a];
+    any_grad = any_grad || xs[k].needs_grad();
+  }
+  Var<T> y = tape.make(s0.with(a, total), any_grad);
+  const int64_t outer = s0.outer(a), inner = s0.inner(a);
+  Var<T>* kept = tape.template scratch<Var<T>>(count);  // Var is trivially copyable: safe on the arena
+  int64_t off = 0;
+  for (int k = 0; k < count; ++k) {
+    kept[k] = xs[k];
+    const int64_t len = xs[k].shape()[a];
+    kernels::copy_axis_block<T, false>(y.val(), total, off, xs[k].val(), len, 0, outer, len, inner);
+    off += len;
+  }
+  if (y.needs_grad())
+    tape.on_backward([y, kept, count, a, total, outer, inner] {
+      int64_t off = 0;
+      for (int k = 0; k < count; ++k) {
+        const int64_t len = kept[k].shape()[a];
+        if (kept[k].needs_grad())
+          kernels::copy_axis_block<T, true>(kept[k].grad(), len, 0, y.grad(), total, off, outer, len, inner);
+        off += len;
+      }
+    });
+  return y;
+}
+
+template <class T>
+Var<T> concat(std::initializer_list<Var<T>> xs, int axis) {
+  return concat(xs.begin(), int(xs.size()), axis);
+}
+
+template <class T>
+Var<T> transpose(Var<T> x) {
+  const Shape& s = x.shape();
+  LAVA_CHECK(s.rank >= 2, "transpose needs rank >= 2, got {}", s.str());
+  const int64_t rows = s[-2], cols = s[-1], batch = s.numel() / (rows * cols);
+  Shape out = s;
+  out[-2] = cols;
+  out[-1] = rows;
+  Var<T> y = x.tape->make_output(out, x);
+  kernels::transpose_last2<T, false>(y.val(), x.val(), batch, rows, cols);
+  if (y.needs_grad())
+    x.tape->on_backward(
+        [x, y, batch, rows, cols] { kernels::transpose_last2<T, true>(x.grad(), y.grad(), batch, cols, rows); });
+  return y;
+}
+
+#define LAVA_INSTANTIATE(T)                                              \
+  template Var<T> reshape(Var<T>, const Shape&);                        \
+  template Var<T> slice(Var<T>, int, int64_t, int64_t);                 \
+  template Var<T> concat(const Var<T>*, int, int);                      \
+  template Var<T> concat(std::initializer_list<Var<T>>, int);           \
+  template Var<T> transpose(Var<T>);
+LAVA_INSTANTIATE(float)
+LAVA_INSTANTIATE(double)
+
+}  // namespace lava

@@ -1,0 +1,113 @@
+#include "cli/command_line.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+
+#include "core/check.hpp"
+#include "report/progress.hpp"
+
+namespace lava {
+
+CommandLine::CommandLine(std::string command, std::string usage, std::string about)
+    : command_(std::move(command)),
+      usage_(std::move(usage)),
+      about_(std::move(about)),
+      own_("Options"),
+      common_desc_("Common options") {
+  common_desc_.add_options()                                                                  //
+      ("help,h", "print this help and exit")                                                  //
+      ("config", po::value<std::string>(), "read options from an ini-style FILE (key = value); the command line wins")  //
+      ("seed", po::value<std::string>()->default_value("1"), "random seed (every random draw is a function of it)")     //
+      ("threads", po::value<std::string>()->default_value("0"), "OpenMP threads (0 = all cores); results do not depend on it")  //
+      ("format", po::value<std::string>()->default_value("table"), "output: table (people), json (one object per line), csv")  //
+      ("quiet,q", po::bool_switch(), "no progress output on stderr");
+}
+
+void CommandLine::fail(const std::string& what) const { throw UsageError("lava " + command_ + ": " + what); }
+
+bool CommandLine::parse(int argc, char** argv) {
+  po::options_description all;
+  all.add(own_).add(common_desc_);
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).run(), vm_);
+    if (vm_.count("help")) {
+      std::cout << "usage: " << usage_ << "\n\n" << about_ << "\n\n" << own_ << "\n" << common_desc_ << "\n";
+      return false;
+    }
+    if (vm_.count("config")) {
+      const std::string path = vm_["config"].as<std::string>();
+      std::ifstream in(path);
+      if (!in) throw input_error(path, 0, "cannot open config file");
+      po::store(po::parse_config_file(in, all), vm_);  // values already set on the command line are kept
+    }
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    fail(e.what());
+  }
+  const uint64_t seed = uint64_t(get_int("seed", 0, INT64_MAX));
+  common_.seed = seed;
+  common_.threads = int(get_int("threads", 0, 1024));
+  try {
+    common_.format = parse_output_format(get_string("format"));
+  } catch (const UsageError& e) {
+    fail(e.what());
+  }
+  common_.quiet = vm_["quiet"].as<bool>();
+  Progress::set_quiet(common_.quiet);
+  apply_thread_count(common_.threads);
+  return true;
+}
+
+std::string CommandLine::get_string(const std::string& name) const {
+  if (!vm_.count(name)) fail("--" + name + " is required");
+  return vm_[name].as<std::string>();
+}
+
+double CommandLine::get_double(const std::string& name, double lo, double hi) const {
+  const std::string s = get_string(name);
+  size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(x))
+    fail(fmt::format("--{}: '{}' is not a finite number", name, s));
+  if (x < lo || x > hi) fail(fmt::format("--{}: {} is outside [{}, {}]", name, s, lo, hi));
+  return x;
+}
+
+int64_t CommandLine::get_int(const std::string& name, int64_t lo, int64_t hi) const {
+  const std::string s = get_string(name);
+  size_t used = 0;
+  long long x = 0;
+  try {
+    x = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) fail(fmt::format("--{}: '{}' is not a whole number", name, s));
+  if (x < lo || x > hi) fail(fmt::format("--{}: {} is outside [{}, {}]", name, s, lo, hi));
+  return x;
+}
+
+std::string CommandLine::get_choice(const std::string& name, std::initializer_list<const char*> allowed) const {
+  const std::string s = get_string(name);
+  std::string list;
+  for (const char* a : allowed) {
+    if (s == a) return s;
+    if (!list.empty()) list += '|';
+    list += a;
+  }
+  fail(fmt::format("--{}: '{}' is not one of {}", name, s, list));
+}
+
+void apply_thread_count(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
+}
+
+}  // namespace lava

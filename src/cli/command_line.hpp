@@ -1,0 +1,56 @@
+#pragma once
+// Command-line parsing shared by every subcommand (Boost.Program_options).
+//
+// Every command gets the common options --help, --config FILE (ini style, key = value, the command line wins),
+// --seed, --threads, --format table|json|csv and --quiet. Boost's errors become UsageError (exit 2) with one line
+// naming the command and the option; the typed getters below reject NaN, infinities and out-of-range values.
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+
+#include "report/table.hpp"
+
+namespace lava {
+
+namespace po = boost::program_options;
+
+struct CommonOptions {
+  uint64_t seed = 1;
+  int threads = 0;  // 0: all cores
+  OutputFormat format = OutputFormat::table;
+  bool quiet = false;
+};
+
+class CommandLine {
+ public:
+  // usage: e.g. "lava toy [options]"; about: a paragraph shown under it by --help.
+  CommandLine(std::string command, std::string usage, std::string about);
+
+  po::options_description& options() { return own_; }
+  // Parses argv (argv[0] is the command name). Returns false when --help was printed (the caller exits 0).
+  bool parse(int argc, char** argv);
+
+  const po::variables_map& vm() const { return vm_; }
+  bool has(const std::string& name) const { return vm_.count(name) > 0 && !vm_[name].defaulted(); }
+  const CommonOptions& common() const { return common_; }
+
+  // Typed, validated getters; errors name "--name".
+  double get_double(const std::string& name, double lo, double hi) const;
+  int64_t get_int(const std::string& name, int64_t lo, int64_t hi) const;
+  std::string get_string(const std::string& name) const;
+  // One of a fixed set of words, e.g. --attn soft|marginal|...
+  std::string get_choice(const std::string& name, std::initializer_list<const char*> allowed) const;
+
+  [[noreturn]] void fail(const std::string& what) const;  // throws UsageError "lava CMD: what"
+
+ private:
+  std::string command_, usage_, about_;
+  po::options_description own_, common_desc_;
+  po::variables_map vm_;
+  CommonOptions common_;
+};
+
+// Applies --threads to OpenMP (0 keeps the OpenMP default, which is every core).
+void apply_thread_count(int threads);
+
+}  // namespace lava

@@ -1,0 +1,20 @@
+#pragma once
+// The subcommands of `lava`. Each lives in src/cli/cmd_<name>.cpp and returns the process exit code; errors are
+// thrown (UsageError -> 2, InputError -> 1) and turned into one stderr line by main().
+namespace lava {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);  // argv[0] is the command name
+};
+
+int cmd_toy(int argc, char** argv);
+int cmd_gradcheck(int argc, char** argv);
+
+inline constexpr Command kCommands[] = {
+    {"toy", "exact vs variational attention on one example: log p, ELBO, KL gap, identity check", cmd_toy},
+    {"gradcheck", "check every op's backward against finite differences in double precision", cmd_gradcheck},
+};
+
+}  // namespace lava

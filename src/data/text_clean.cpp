@@ -1,0 +1,437 @@
+#include "data/text_clean.hpp"
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+
+#include "data/tokenize.hpp"
+
+namespace lava {
+
+namespace {
+
+constexpr auto npos = std::string_view::npos;
+
+bool ascii_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool ascii_alnum(char c) { return ascii_alpha(c) || ascii_digit(c); }
+bool ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+// A byte that starts a letter or digit: ASCII alnum or the lead byte of a multi-byte UTF-8 character.
+bool starts_alnum(char c) { return ascii_alnum(c) || uint8_t(c) >= 0xC0; }
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Length of an HTML entity starting at s[i] == '&' ("&amp;" -> 5), or 0 if there is none.
+size_t entity_length(std::string_view s, size_t i) {
+  size_t k = i + 1;
+  if (k < s.size() && s[k] == '#') {
+    ++k;
+    bool hex = k < s.size() && (s[k] == 'x' || s[k] == 'X');
+    if (hex) ++k;
+    size_t digits = k;
+    while (k < s.size() && (hex ? std::isxdigit(uint8_t(s[k])) != 0 : ascii_digit(s[k]))) ++k;
+    if (k == digits || k >= s.size() || s[k] != ';') return 0;
+    return k + 1 - i;
+  }
+  size_t name = k;
+  while (k < s.size() && ascii_alnum(s[k]) && k - name < 10) ++k;
+  if (k == name || k >= s.size() || s[k] != ';') return 0;
+  return k + 1 - i;
+}
+
+// Removes the single occurrence of `marker` at a position accepted by `is_mnemonic`; returns whether it did.
+template <class Accept>
+bool remove_single_marker(std::string& s, char marker, Accept is_mnemonic) {
+  size_t count = 0, where = npos;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (s[k] != marker) continue;
+    if (!is_mnemonic(s, k)) continue;
+    ++count, where = k;
+  }
+  size_t total = 0;
+  for (char c : s) total += (c == marker);
+  if (count != 1 || total != 1) return false;
+  s.erase(where, 1);
+  return true;
+}
+
+}  // namespace
+
+std::string strip_accelerators(std::string_view text) {
+  std::string s(text);
+  auto before_alnum = [](const std::string& t, size_t k) { return k + 1 < t.size() && starts_alnum(t[k + 1]); };
+  // "_Datei", "Ö_ffnen"; not "LC_ALL" (upper case on both sides reads as an identifier).
+  remove_single_marker(s, '_', [&](const std::string& t, size_t k) {
+    return before_alnum(t, k) && !(k > 0 && ascii_upper(t[k - 1]) && ascii_upper(t[k + 1]));
+  });
+  remove_single_marker(s, '~', [&](const std::string& t, size_t k) {
+    return k + 1 < t.size() && (ascii_alpha(t[k + 1]) || uint8_t(t[k + 1]) >= 0xC0);
+  });
+  // '&' is a mnemonic unless it is doubled (a literal "&") or starts an entity.
+  size_t count = 0, where = npos;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (s[k] != '&') continue;
+    if (k + 1 < s.size() && s[k + 1] == '&') {
+      ++k;
+      continue;
+    }
+    if (entity_length(s, k) > 0) continue;
+    if (before_alnum(s, k)) ++count, where = k;
+  }
+  if (count == 1) {
+    s.erase(where, 1);
+    for (size_t k = s.find("&&"); k != npos; k = s.find("&&", k + 1)) s.erase(k, 1);
+  }
+  return s;
+}
+
+std::string drop_tags(std::string_view text) {
+  static constexpr std::array<std::string_view, 18> kInline = {"a",    "b",   "i",   "u",    "s",      "em",
+                                                               "tt",   "sub", "sup", "big",  "small",  "span",
+                                                               "font", "kbd", "var", "code", "strong", "nobr"};
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '<') {
+      out += text[i++];
+      continue;
+    }
+    size_t k = i + 1;
+    if (k < text.size() && text[k] == '/') ++k;
+    size_t name_begin = k;
+    if (k < text.size() && text[k] >= 'a' && text[k] <= 'z') {
+      while (k < text.size() && (ascii_alnum(text[k]) || text[k] == ':' || text[k] == '_' || text[k] == '-')) ++k;
+      std::string_view name = text.substr(name_begin, k - name_begin);
+      size_t close = npos;
+      if (k < text.size() && text[k] == '>') close = k;
+      else if (k + 1 < text.size() && text[k] == '/' && text[k + 1] == '>') close = k + 1;
+      else if (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n')) {
+        size_t end = text.find_first_of("<>", k);
+        if (end != npos && text[end] == '>') close = end;
+      }
+      if (close != npos) {
+        bool is_inline = false;
+        for (auto t : kInline) is_inline |= (t == name);
+        if (!is_inline) out += ' ';
+        i = close + 1;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+std::string html_unescape(std::string_view text) {
+  struct Named {
+    std::string_view name;
+    char32_t cp;
+  };
+  static constexpr std::array<Named, 32> kNamed = {{
+      {"amp", '&'},      {"lt", '<'},        {"gt", '>'},        {"quot", '"'},      {"apos", '\''},
+      {"nbsp", 0xA0},    {"shy", 0xAD},      {"copy", 0xA9},     {"reg", 0xAE},      {"deg", 0xB0},
+      {"laquo", 0xAB},   {"raquo", 0xBB},    {"times", 0xD7},    {"auml", 0xE4},     {"ouml", 0xF6},
+      {"uuml", 0xFC},    {"Auml", 0xC4},     {"Ouml", 0xD6},     {"Uuml", 0xDC},     {"szlig", 0xDF},
+      {"eacute", 0xE9},  {"egrave", 0xE8},   {"ndash", 0x2013},  {"mdash", 0x2014},  {"lsquo", 0x2018},
+      {"rsquo", 0x2019}, {"sbquo", 0x201A},  {"ldquo", 0x201C},  {"rdquo", 0x201D},  {"bdquo", 0x201E},
+      {"hellip", 0x2026}, {"trade", 0x2122},
+  }};
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    size_t len = text[i] == '&' ? entity_length(text, i) : 0;
+    if (len == 0) {
+      out += text[i++];
+      continue;
+    }
+    std::string_view body = text.substr(i + 1, len - 2);
+    char32_t cp = 0;
+    if (body[0] == '#') {
+      bool hex = body.size() > 1 && (body[1] == 'x' || body[1] == 'X');
+      uint64_t value = 0;
+      for (char c : body.substr(hex ? 2 : 1)) {
+        int digit = ascii_digit(c) ? c - '0' : (std::tolower(uint8_t(c)) - 'a' + 10);
+        value = value * (hex ? 16 : 10) + uint64_t(digit);
+        if (value > 0x10FFFF) break;
+      }
+      bool valid = value > 0 && value <= 0x10FFFF && !(value >= 0xD800 && value <= 0xDFFF);
+      cp = valid ? char32_t(value) : 0;
+    } else {
+      for (const auto& n : kNamed)
+        if (n.name == body) cp = n.cp;
+    }
+    if (cp == 0) {
+      out += text[i++];
+      continue;
+    }
+    append_utf8(out, cp);
+    i += len;
+  }
+  return out;
+}
+
+std::string strip_format_specifiers(std::string_view text) {
+  auto in = [](char c, std::string_view set) { return c != '\0' && set.find(c) != npos; };
+  std::string out;
+  out.reserve(text.size());
+  bool removed = false;
+  const size_t n = text.size();
+  auto at = [&](size_t k) { return k < n ? text[k] : '\0'; };
+  for (size_t i = 0; i < n;) {
+    const char c = text[i];
+    size_t end = i;  // one past the specifier, when one starts at i
+    if (c == '%' && at(i + 1) == '%') {
+      out += '%';
+      i += 2;
+      continue;
+    }
+    if (c == '%' && at(i + 1) == '(') {  // Python: %(name)s
+      size_t k = i + 2;
+      while (ascii_alnum(at(k)) || at(k) == '_') ++k;
+      if (at(k) == ')' && k > i + 2) {
+        ++k;
+        while (in(at(k), "-+ #0")) ++k;
+        while (ascii_digit(at(k))) ++k;
+        if (at(k) == '.')
+          for (++k; ascii_digit(at(k));) ++k;
+        if (in(at(k), "diouxXeEfFgGcrsa")) end = k + 1;
+      }
+    } else if (c == '%') {  // printf, then Qt/KDE %1 and %L1
+      size_t k = i + 1;
+      size_t digits = k;
+      while (ascii_digit(at(k))) ++k;
+      if (k > digits && at(k) == '$') ++k;
+      else k = digits;
+      while (in(at(k), "-+#0'")) ++k;
+      if (at(k) == '*') ++k;
+      else
+        while (ascii_digit(at(k))) ++k;
+      if (at(k) == '.') {
+        ++k;
+        if (at(k) == '*') ++k;
+        else
+          while (ascii_digit(at(k))) ++k;
+      }
+      if ((at(k) == 'h' && at(k + 1) == 'h') || (at(k) == 'l' && at(k + 1) == 'l')) k += 2;
+      else if (in(at(k), "hlLqjzZtI")) ++k;
+      // A conversion glued to lower-case letters is a word ("50%ige"), not a specifier.
+      if (in(at(k), "diouxXeEfFgGaAcspnmCS") && !(at(k + 1) >= 'a' && at(k + 1) <= 'z')) end = k + 1;
+      else if (ascii_digit(at(i + 1)) || (at(i + 1) == 'L' && ascii_digit(at(i + 2)))) {
+        k = i + (at(i + 1) == 'L' ? 2 : 1);
+        while (ascii_digit(at(k))) ++k;
+        end = k;
+      }
+    } else if (c == '{') {  // Python str.format: {0}, {name}, {}, {0:>8}, {x!r}
+      size_t k = i + 1;
+      while (ascii_alnum(at(k)) || at(k) == '_' || at(k) == '.') ++k;
+      if (at(k) == '!' && in(at(k + 1), "rsa")) k += 2;
+      if (at(k) == ':')
+        while (k < n && at(k) != '}' && at(k) != '{') ++k;
+      if (at(k) == '}') end = k + 1;
+    } else if (c == '$') {  // $VAR$ and ${VAR}
+      bool braced = at(i + 1) == '{';
+      size_t k = i + (braced ? 2 : 1);
+      if (ascii_alpha(at(k)) || at(k) == '_') {
+        while (ascii_alnum(at(k)) || at(k) == '_') ++k;
+        if (at(k) == (braced ? '}' : '$')) end = k + 1;
+      }
+    }
+    if (end > i) {
+      removed = true;
+      i = end;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  if (!removed) return out;
+  // Quotes and brackets that only held a specifier: "'%s'" -> "''" -> "".
+  static constexpr std::array<std::string_view, 17> kEmptyPairs = {
+      "''", "\"\"", "``", "`'", "()", "[]", "<>", "{}", "\u2018\u2019", "\u201C\u201D", "\u201E\u201C",
+      "\u00BB\u00AB", "\u00AB\u00BB", "\u201A\u2018", "\u2039\u203A", "\u203A\u2039", "\u2019\u2019"};
+  for (auto pair : kEmptyPairs)
+    for (size_t k = out.find(pair); k != npos; k = out.find(pair, k)) out.erase(k, pair.size());
+  return out;
+}
+
+std::vector<std::string> split_segments(std::string_view text) {
+  auto terminal_end = [](std::string_view s) {
+    size_t end = s.find_last_not_of(" \t\r");
+    if (end == npos) return false;
+    // Step back over closing quotes and brackets, ASCII or UTF-8 (» ” “ ’ are 2-3 bytes ending in 0x80-0xBF).
+    static constexpr std::array<std::string_view, 8> kClosers = {")", "\"", "'", "]", "\u00BB", "\u201D",
+                                                                 "\u201C", "\u2019"};
+    std::string_view t = s.substr(0, end + 1);
+    for (bool stepped = true; stepped && !t.empty();) {
+      stepped = false;
+      for (auto closer : kClosers)
+        if (t.size() > closer.size() && t.ends_with(closer)) {
+          t.remove_suffix(closer.size());
+          stepped = true;
+        }
+    }
+    return !t.empty() && (std::string_view(".:!?;").find(t.back()) != npos || t.ends_with("\u2026"));
+  };
+  std::vector<std::string> segments;
+  std::string current;
+  bool have_current = false;
+  auto flush = [&] {
+    if (have_current) segments.push_back(std::move(current));
+    current.clear();
+    have_current = false;
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == npos ? npos : nl - start);
+    start = (nl == npos) ? text.size() + 1 : nl + 1;
+    size_t first = 0;
+    while (first < line.size() && is_blank(line[first])) ++first;
+    if (first == line.size()) {  // blank line: paragraph break
+      flush();
+      continue;
+    }
+    if (!have_current) {
+      current = std::string(line);
+      have_current = true;
+      continue;
+    }
+    const bool indented = first > 0;
+    const bool item = line[first] == '-' || line[first] == '*' || line.substr(first).starts_with("\u2022");
+    const bool join = indented ? !item : (!item && !terminal_end(current));
+    if (join) {
+      // An indented continuation keeps its indentation, so the option column gap survives for
+      // strip_option_syntax; normalize_space collapses it later.
+      if (!indented) current += ' ';
+      current.append(line);
+    } else {
+      flush();
+      current = std::string(line);
+      have_current = true;
+    }
+  }
+  flush();
+  return segments;
+}
+
+namespace {
+
+// Index just past the leading "-" or "--" of an option ("  -a, --all" -> 3), or 0 when the text starts otherwise.
+size_t option_start(std::string_view segment) {
+  size_t first = 0;
+  while (first < segment.size() && is_blank(segment[first])) ++first;
+  if (first >= segment.size() || segment[first] != '-') return 0;
+  size_t k = first + 1;
+  if (k < segment.size() && segment[k] == '-') ++k;
+  return (k < segment.size() && ascii_alnum(segment[k])) ? k : 0;
+}
+
+bool starts_with_option(std::string_view segment) { return option_start(segment) > 0; }
+
+}  // namespace
+
+std::string strip_option_syntax(std::string_view segment) {
+  const size_t k = option_start(segment);
+  if (k == 0) return std::string(segment);
+  size_t gap = npos;
+  for (size_t p = k; p < segment.size(); ++p)
+    if (segment[p] == '\t' || (segment[p] == ' ' && p + 1 < segment.size() && segment[p + 1] == ' ')) {
+      gap = p;
+      break;
+    }
+  if (gap == npos) return std::string(segment);
+  size_t rest = segment.find_first_not_of(" \t\r\n", gap);
+  return rest == npos ? std::string() : std::string(segment.substr(rest));
+}
+
+std::string normalize_space(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool pending_space = false;
+  for (size_t pos = 0; pos < text.size();) {
+    char32_t cp = next_codepoint(text, pos);
+    if (is_space(cp)) {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F || cp == 0xAD || (cp >= 0x200B && cp <= 0x200D) || cp == 0x2060 || cp == 0xFEFF)
+      continue;  // invisible
+    if (pending_space) out += ' ';
+    pending_space = false;
+    append_utf8(out, cp);
+  }
+  return out;
+}
+
+std::vector<std::string> split_sentences(std::string_view text) {
+  std::vector<char32_t> cps;
+  std::vector<size_t> offset;  // byte offset of each code point, plus the end
+  for (size_t pos = 0; pos < text.size();) {
+    offset.push_back(pos);
+    cps.push_back(next_codepoint(text, pos));
+  }
+  offset.push_back(text.size());
+  const size_t n = cps.size();
+  auto closer = [](char32_t c) { return c == ')' || c == '"' || c == '\'' || c == ']' || c == 0xBB || c == 0x201D || c == 0x201C || c == 0x2019; };
+  auto opener = [](char32_t c) { return c == '"' || c == '(' || c == 0x201E || c == 0x201C || c == 0xAB || c == 0xBB || c == 0x2018; };
+  std::vector<std::string> sentences;
+  size_t begin = 0;
+  for (size_t i = 0; i < n; ++i) {
+    char32_t c = cps[i];
+    if (c != '.' && c != '!' && c != '?' && c != 0x2026) continue;
+    size_t k = i + 1;
+    while (k < n && (cps[k] == '.' || closer(cps[k]))) ++k;
+    if (k + 1 >= n || cps[k] != ' ') continue;
+    char32_t next = cps[k + 1];
+    if (!(is_upper(next) || (next >= '0' && next <= '9') || opener(next))) continue;
+    sentences.emplace_back(text.substr(offset[begin], offset[k] - offset[begin]));
+    begin = k + 1;
+    i = k;
+  }
+  if (begin < n) sentences.emplace_back(text.substr(offset[begin]));
+  return sentences;
+}
+
+std::vector<TextPair> clean_message(std::string_view src, std::string_view tgt) {
+  auto prepare = [](std::string_view s) {
+    return split_segments(strip_format_specifiers(html_unescape(drop_tags(strip_accelerators(s)))));
+  };
+  std::vector<std::string> src_segments = prepare(src), tgt_segments = prepare(tgt);
+  std::vector<TextPair> pairs;
+  if (src_segments.size() != tgt_segments.size()) return pairs;
+  for (size_t k = 0; k < src_segments.size(); ++k) {
+    std::string a = strip_option_syntax(src_segments[k]), b = strip_option_syntax(tgt_segments[k]);
+    // Both sides are option lines but only one has a description ("--footer[=TEXT]" against
+    // "--footer[=TEXT]   Fußzeile ausgeben"): the lines do not correspond.
+    const bool a_stripped = a != src_segments[k], b_stripped = b != tgt_segments[k];
+    if (a_stripped != b_stripped && starts_with_option(src_segments[k]) && starts_with_option(tgt_segments[k]))
+      continue;
+    a = normalize_space(a), b = normalize_space(b);
+    if (a.empty() || b.empty()) continue;
+    std::vector<std::string> sa = split_sentences(a), sb = split_sentences(b);
+    if (sa.size() == sb.size() && sa.size() > 1) {
+      for (size_t s = 0; s < sa.size(); ++s) pairs.push_back({sa[s], sb[s]});
+    } else {
+      pairs.push_back({std::move(a), std::move(b)});
+    }
+  }
+  return pairs;
+}
+
+bool keep_token_pair(const std::vector<std::string>& src, const std::vector<std::string>& tgt, int min_tokens,
+                     int max_tokens) {
+  const long ns = long(src.size()), nt = long(tgt.size());
+  if (ns < min_tokens || nt < min_tokens || ns > max_tokens || nt > max_tokens) return false;
+  const long longer = std::max(ns, nt), shorter = std::min(ns, nt);
+  if (longer > 4 && longer > 2 * shorter) return false;
+  if (src == tgt) return false;
+  auto has_letter = [](const std::vector<std::string>& tokens) {
+    for (const auto& t : tokens)
+      for (size_t pos = 0; pos < t.size();)
+        if (is_letter(next_codepoint(t, pos))) return true;
+    return false;
+  };
+  return has_letter(src) && has_letter(tgt);
+}
+
+}  // namespace lava

@@ -1,0 +1,122 @@
+// Peak float FMA throughput of this machine, the yardstick for the GEMM benchmark:
+//   peak = threads · iters · chains · lanes · 2 flops / wall seconds,
+// where each thread updates `chains` independent accumulators acc ← acc·x + y (enough chains to cover
+// FMA latency × FMA ports, so throughput, not latency, is measured).
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "gemm/gemm_bench.hpp"
+#include "gemm/gemm_kernels.hpp"
+
+#if LAVA_GEMM_HAVE_X86
+#include <immintrin.h>
+#endif
+
+namespace lava {
+
+namespace {
+
+#if LAVA_GEMM_HAVE_X86
+// 24 zmm chains × 16 lanes per iteration.
+__attribute__((target("avx512f"))) float fma_chains_zmm(long iters, int* flops_per_iter) {
+  constexpr int kChains = 24;
+  __m512 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(0.001f * float(i));
+  const __m512 x = _mm512_set1_ps(0.9999f), y = _mm512_set1_ps(1e-6f);
+  for (long it = 0; it < iters; ++it) {
+#pragma GCC unroll 24
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  }
+  __m512 s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = _mm512_add_ps(s, acc[i]);
+  float lanes[16];
+  _mm512_storeu_ps(lanes, s);
+  *flops_per_iter = kChains * 16 * 2;
+  return lanes[0] + lanes[15];
+}
+
+// 12 ymm chains × 8 lanes per iteration (leaves the remaining ymm registers for x and y).
+__attribute__((target("avx2,fma"))) float fma_chains_ymm(long iters, int* flops_per_iter) {
+  constexpr int kChains = 12;
+  __m256 acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(0.001f * float(i));
+  const __m256 x = _mm256_set1_ps(0.9999f), y = _mm256_set1_ps(1e-6f);
+  for (long it = 0; it < iters; ++it) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+  }
+  __m256 s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = _mm256_add_ps(s, acc[i]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, s);
+  *flops_per_iter = kChains * 8 * 2;
+  return lanes[0] + lanes[7];
+}
+#endif
+
+// Scalar fallback: 8 chains; the compiler may vectorize nothing here, which is the point on such a machine.
+float fma_chains_scalar(long iters, int* flops_per_iter) {
+  constexpr int kChains = 8;
+  float acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = 0.001f * float(i);
+  for (long it = 0; it < iters; ++it)
+    for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * 0.9999f + 1e-6f;
+  *flops_per_iter = kChains * 2;
+  float s = 0.0f;
+  for (float a : acc) s += a;
+  return s;
+}
+
+float fma_chains(long iters, int* flops_per_iter) {
+#if LAVA_GEMM_HAVE_X86
+  switch (gemm_detail::float_path()) {
+    case gemm_detail::FloatPath::avx512: return fma_chains_zmm(iters, flops_per_iter);
+    case gemm_detail::FloatPath::avx2: return fma_chains_ymm(iters, flops_per_iter);
+    default: break;
+  }
+#endif
+  return fma_chains_scalar(iters, flops_per_iter);
+}
+
+// One timed run: every thread does `iters` iterations; returns GFLOP/s of the whole team.
+double timed_run(int threads, long iters) {
+  volatile float sink = 0.0f;
+  int flops_per_iter = 0;
+  const double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+  {
+    int f = 0;
+    const float s = fma_chains(iters, &f);
+#pragma omp critical
+    {
+      sink = sink + s;
+      flops_per_iter = f;
+    }
+  }
+  const double seconds = omp_get_wtime() - t0;
+  return double(threads) * double(iters) * flops_per_iter / seconds * 1e-9;
+}
+
+}  // namespace
+
+double measure_fma_peak_gflops(int threads) {
+  threads = std::max(1, threads);
+  // Calibrate to ~0.1 s per run, then take the median of 5 runs.
+  long iters = 1 << 20;
+  {
+    const double t0 = omp_get_wtime();
+    timed_run(threads, iters);
+    const double dt = std::max(1e-6, omp_get_wtime() - t0);
+    iters = std::max(1L, long(double(iters) * 0.1 / dt));
+  }
+  std::vector<double> runs;
+  for (int r = 0; r < 5; ++r) runs.push_back(timed_run(threads, iters));
+  std::sort(runs.begin(), runs.end());
+  return runs[runs.size() / 2];
+}
+
+std::string gemm_kernel_name() { return gemm_detail::float_path_name(gemm_detail::float_path()); }
+
+}  // namespace lava

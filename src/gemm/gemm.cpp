@@ -1,0 +1,105 @@
+// C[M×N] = beta·C + alpha · op(A)·op(B): argument handling and the choice of path (see gemm.hpp for the contract).
+#include "gemm/gemm.hpp"
+
+#include <omp.h>
+
+#include <type_traits>
+
+#include "gemm/gemm_kernels.hpp"
+#include "gemm/gemm_portable.hpp"
+#include "gemm/gemm_view.hpp"
+
+namespace lava {
+
+namespace {
+
+// Below this many multiply-adds a fork/join costs more than the second thread saves.
+constexpr double kMinParallelFlops = 64.0 * 64.0 * 64.0;
+
+bool use_threads(int M, int N, int K) {
+  return !omp_in_parallel() && omp_get_max_threads() > 1 && double(M) * N * K >= kMinParallelFlops;
+}
+
+}  // namespace
+
+namespace gemm_detail {
+
+FloatPath float_path() {
+#if LAVA_GEMM_HAVE_X86
+  static const FloatPath path = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return FloatPath::avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return FloatPath::avx2;
+    return FloatPath::portable;
+  }();
+  return path;
+#else
+  return FloatPath::portable;
+#endif
+}
+
+const char* float_path_name(FloatPath p) {
+  switch (p) {
+    case FloatPath::avx512: return "avx512 12x32";
+    case FloatPath::avx2: return "avx2 6x16";
+    default: return "portable 6x16";
+  }
+}
+
+// Every float GEMM goes through here: the SIMD path of this CPU, else the portable blocked loops.
+void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
+#if LAVA_GEMM_HAVE_X86
+  switch (float_path()) {
+    case FloatPath::avx512: sgemm_avx512(v, parallel); return;
+    case FloatPath::avx2: sgemm_avx2(v, parallel); return;
+    default: break;
+  }
+#endif
+  gemm_portable(v, parallel);
+}
+
+}  // namespace gemm_detail
+
+template <class T>
+void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
+          T* C, int ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == T(0)) {  // nothing to add: C = beta·C
+    gemm_detail::scale_c(C, ldc, M, N, beta);
+    return;
+  }
+  const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
+  } else {
+    gemm_detail::gemm_portable(v, use_threads(M, N, K));
+  }
+}
+
+template <class T>
+void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
+                T beta, T* C, int ldc) {
+  // Accumulates in double so that it can serve as the reference for float and double alike.
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      double s = 0.0;
+      for (int k = 0; k < K; ++k) {
+        const double a = trans_a ? A[long(k) * lda + i] : A[long(i) * lda + k];
+        const double b = trans_b ? B[long(j) * ldb + k] : B[long(k) * ldb + j];
+        s += a * b;
+      }
+      T& c = C[long(i) * ldc + j];
+      c = beta == T(0) ? T(double(alpha) * s) : T(double(beta) * double(c) + double(alpha) * s);
+    }
+  }
+}
+
+template void gemm<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+template void gemm<double>(bool, bool, int, int, int, double, const double*, int, const double*, int, double, double*,
+                           int);
+template void gemm_naive<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*,
+                                int);
+template void gemm_naive<double>(bool, bool, int, int, int, double, const double*, int, const double*, int, double,
+                                 double*, int);
+
+}  // namespace lava

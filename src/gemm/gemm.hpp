@@ -1,0 +1,22 @@
+#pragma once
+// General matrix multiply, row-major:
+//   C[M×N] = beta·C + alpha · op(A)[M×K] · op(B)[K×N],   op(X) = X or Xᵀ.
+// Buffers (row-major, leading dimension = row stride in elements):
+//   A: (M, K) with lda ≥ K when !trans_a, or (K, M) with lda ≥ M when trans_a
+//   B: (K, N) with ldb ≥ N when !trans_b, or (N, K) with ldb ≥ K when trans_b
+//   C: (M, N) with ldc ≥ N
+// beta == 0 means C is write-only (NaNs already in C are ignored), as in BLAS.
+// Deterministic: every C element is reduced over k in an order that does not depend on the thread count.
+// Parallel with OpenMP inside; safe to call from inside a parallel region (then it runs on the calling thread).
+namespace lava {
+
+template <class T>
+void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
+          T beta, T* C, int ldc);
+
+// The plain triple loop, used as the reference in tests and benchmarks.
+template <class T>
+void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
+                T beta, T* C, int ldc);
+
+}  // namespace lava

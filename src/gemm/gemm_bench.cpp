@@ -1,0 +1,143 @@
+// GEMM benchmark (see gemm_bench.hpp): GFLOP/s = 2·M·N·K / median seconds, for lava::gemm<float> and, if it can
+// be loaded at run time, OpenBLAS's cblas_sgemm on the same buffers.
+#include "gemm/gemm_bench.hpp"
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "core/check.hpp"
+#include "gemm/gemm.hpp"
+
+namespace lava {
+
+namespace {
+
+// The two OpenBLAS entry points we use, resolved with dlsym (CBLAS enums: RowMajor 101, NoTrans 111, Trans 112).
+struct OpenBlas {
+  using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                           int);
+  using SetThreadsFn = void (*)(int);
+  SgemmFn sgemm = nullptr;
+  SetThreadsFn set_threads = nullptr;
+};
+
+// Loads libopenblas.so.0 once per process; nullptr when it is not installed. OPENBLAS_CORETYPE and
+// OPENBLAS_L2_SIZE are cleared first (in this process only) so that OpenBLAS picks its kernels for this CPU
+// itself instead of a forced, narrower core type.
+const OpenBlas* open_blas() {
+  static const std::unique_ptr<OpenBlas> lib = []() -> std::unique_ptr<OpenBlas> {
+    unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("OPENBLAS_L2_SIZE");
+    void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) return nullptr;
+    auto ob = std::make_unique<OpenBlas>();
+    ob->sgemm = reinterpret_cast<OpenBlas::SgemmFn>(dlsym(h, "cblas_sgemm"));
+    ob->set_threads = reinterpret_cast<OpenBlas::SetThreadsFn>(dlsym(h, "openblas_set_num_threads"));
+    if (ob->sgemm == nullptr || ob->set_threads == nullptr) return nullptr;  // (handle stays open; harmless)
+    return ob;
+  }();
+  return lib.get();
+}
+
+// A 64-byte aligned float buffer filled with values in [-1, 1) from a fixed linear congruential sequence.
+struct AlignedFloats {
+  float* data = nullptr;
+  explicit AlignedFloats(std::size_t n) {
+    const std::size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    data = static_cast<float*>(std::aligned_alloc(64, std::max<std::size_t>(bytes, 64)));
+    if (data == nullptr) throw std::bad_alloc();
+    std::uint32_t s = 12345u;
+    for (std::size_t i = 0; i < n; ++i) {
+      s = s * 1664525u + 1013904223u;
+      data[i] = float(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
+    }
+  }
+  AlignedFloats(const AlignedFloats&) = delete;
+  AlignedFloats& operator=(const AlignedFloats&) = delete;
+  ~AlignedFloats() { std::free(data); }
+};
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Median GFLOP/s of `repeats` samples of `call`, each sample long enough (≥ 20 ms) to time reliably.
+template <class Call>
+double median_gflops(double flops, int repeats, Call&& call) {
+  call();  // warm-up: page faults, packing buffers, thread pool
+  const double t0 = now_seconds();
+  call();
+  const double once = std::max(1e-7, now_seconds() - t0);
+  const int calls = std::max(1, int(0.02 / once));
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    const double s0 = now_seconds();
+    for (int c = 0; c < calls; ++c) call();
+    samples.push_back(flops * calls / (now_seconds() - s0) * 1e-9);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+
+}  // namespace
+
+std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& shapes,
+                                         const std::vector<int>& threads, const std::vector<std::string>& trans,
+                                         int repeats) {
+  if (shapes.empty() || threads.empty() || trans.empty()) throw UsageError("gemm bench: empty shape/threads/trans list");
+  if (repeats < 1) throw UsageError("gemm bench: repeats must be ≥ 1");
+  for (const auto& s : shapes)
+    if (s[0] < 1 || s[1] < 1 || s[2] < 1)
+      throw UsageError(fmt::format("gemm bench: shape {}x{}x{} has a dimension < 1", s[0], s[1], s[2]));
+  for (int t : threads)
+    if (t < 1) throw UsageError(fmt::format("gemm bench: thread count {} < 1", t));
+  for (const auto& t : trans)
+    if (t != "NN" && t != "NT" && t != "TN" && t != "TT")
+      throw UsageError(fmt::format("gemm bench: trans '{}' is not one of NN, NT, TN, TT", t));
+
+  const OpenBlas* ob = open_blas();
+  const int saved_threads = omp_get_max_threads();
+  std::map<int, double> peak;
+  for (int t : threads) peak[t] = measure_fma_peak_gflops(t);
+
+  std::vector<GemmBenchRow> rows;
+  for (const auto& s : shapes) {
+    const int M = s[0], N = s[1], K = s[2];
+    AlignedFloats A(std::size_t(M) * K), B(std::size_t(K) * N), C(std::size_t(M) * N);
+    const double flops = 2.0 * M * N * K;
+    for (int t : threads) {
+      for (const auto& tr : trans) {
+        const bool ta = tr[0] == 'T', tb = tr[1] == 'T';
+        const int lda = ta ? M : K, ldb = tb ? K : N;
+        GemmBenchRow row{M, N, K, tr, t, 0.0, 0.0, -1.0};
+        omp_set_num_threads(t);
+        row.gflops = median_gflops(flops, repeats, [&] {
+          gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
+        });
+        row.peak_ratio = row.gflops / peak[t];
+        if (ob != nullptr) {
+          // Let the OpenMP workers stop spinning before OpenBLAS's own threads start (2 cores are easily shared).
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          ob->set_threads(t);
+          row.openblas_gflops = median_gflops(flops, repeats, [&] {
+            ob->sgemm(101, ta ? 112 : 111, tb ? 112 : 111, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
+          });
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        rows.push_back(row);
+      }
+    }
+  }
+  omp_set_num_threads(saved_threads);
+  return rows;
+}
+
+}  // namespace lava

@@ -1,0 +1,182 @@
+#pragma once
+// BLIS-style packed float GEMM driver, generic over a micro-kernel Kn (SimdKernel<V, MR, NV>):
+//   C[M×N] = beta·C + alpha · Â[M×K] · B̂[K×N]   (strides in GemmView).
+// Cache roles as in BLIS (skx, mapped to row-major C): a shared Â block (mc rows × kc) in L3, a thread's private
+// B̂ block (kc × nc columns) in L2, one MR×kc Â micro-panel in L1 while the kernel sweeps the B̂ block.
+// Two loop nests, one parallel region each:
+//  * split_n (default): for each Â block and k block, Â is packed by all threads together; each thread then owns
+//    a contiguous range of NR-column strips, packs them nc columns at a time and runs the kernel over them.
+//    With few Â rows (LSTM steps, 64×2048×1024) the order flips to strip-major (one B̂ strip in L1, the small Â
+//    block in L2) and the B rows of the next group are prefetched while this one computes, so B streams from
+//    memory once, overlapped with the FMAs.
+//  * split_m (N too narrow to share out): threads split the Â rows and share one packed B̂ block.
+// Determinism: kc blocks depend on K only (kc_for) and every C element is updated once per k block, in increasing
+// k, by the same kernel, so the bits do not depend on the thread count or on which nest ran.
+//
+// Include only after <algorithm>, <cstring>, <omp.h> and gemm/gemm_view.hpp (ISA TUs compile this under
+// #pragma GCC target, and nothing from the standard library may be first defined inside that region).
+#ifndef LAVA_GEMM_ISA_TU
+#error "gemm_packed.hpp is meant for the ISA translation units (gemm_avx2.cpp, gemm_avx512.cpp) and tests"
+#endif
+
+#include "gemm/gemm_pack.hpp"
+
+namespace lava::gemm_detail {
+// Unnamed: every ISA translation unit gets its own copies, compiled for its own target (no shared COMDATs).
+namespace {
+
+// Cache blocking of one ISA (elements, not bytes).
+struct PackedBlocking {
+  int kc_max;          // k block bound (kc_for): an MR×kc Â and an NR×kc B̂ micro-panel fit in L1 together
+  int mc;              // rows of the shared Â block (mc×kc, L3), multiple of MR
+  int nc;              // columns of a thread's private B̂ block (kc×nc, L2), multiple of NR
+  int few_a_panels;    // Â blocks of at most this many micro-panels (≤ L2) use the strip-major order
+  int strip_group;     // strips packed together (and prefetched ahead) in strip-major order
+};
+
+// split_n loop nest (see top). Requires M, N, K ≥ 1.
+template <class Kn>
+void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+  constexpr int MR = Kn::kMR, NR = Kn::kNR;
+  const int kc_blk = kc_for(v.K, bl.kc_max);
+  const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
+  const int block_panels = std::min(a_panels, bl.mc / MR);
+  const bool strip_major = block_panels <= bl.few_a_panels;
+  const int group = strip_major ? bl.strip_group : bl.nc / NR;
+  // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
+  const bool in_place = v.csb == 1 && a_panels <= 2;
+  const bool prefetch = strip_major && v.csb == 1 && !in_place;
+  thread_local ScratchBuffer a_shared;
+  float* apack = static_cast<float*>(a_shared.get(sizeof(float) * block_panels * MR * kc_blk));  // (panels, kc, MR)
+#pragma omp parallel if (parallel)
+  {
+    thread_local ScratchBuffer b_private;
+    float* bpack = static_cast<float*>(b_private.get(sizeof(float) * group * NR * kc_blk));  // (group, kc, NR)
+    const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
+    const int s_begin = int(long(b_panels) * tid / nth), s_end = int(long(b_panels) * (tid + 1) / nth);
+    for (int ib = 0; ib < a_panels; ib += block_panels) {
+      const int np = std::min(block_panels, a_panels - ib);
+      for (int pc = 0; pc < v.K; pc += kc_blk) {
+        const int kc = std::min(kc_blk, v.K - pc);
+#pragma omp for schedule(static)
+        for (int p = 0; p < np; ++p) {
+          const int i0 = (ib + p) * MR;
+          pack_a_panel<typename Kn::Vec, MR>(v, i0, std::min(MR, v.M - i0), pc, kc, apack + long(p) * MR * kc);
+        }
+        // (implicit barrier: the Â block is complete)
+        for (int g = s_begin; g < s_end; g += group) {
+          const int g_end = std::min(s_end, g + group);
+          const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
+          const bool partial_last = ncols % NR != 0;
+          if (!in_place) {
+            pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, bpack);
+          } else if (partial_last) {  // only the ragged last strip needs a zero-padded copy
+            const int last = g_end - 1 - g;
+            pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0 + last * NR, ncols - last * NR, bpack + long(last) * NR * kc);
+          }
+          // The group this thread packs next: prefetch its B rows a slice per kernel call.
+          int next_g = g + group, next_pc = pc, next_ib = ib;
+          if (next_g >= s_end) {
+            next_g = s_begin;
+            next_pc = pc + kc_blk;
+            if (next_pc >= v.K) next_pc = 0, next_ib = ib + block_panels;
+          }
+          const bool have_next = prefetch && next_ib < a_panels;
+          const int next_k_end = std::min(v.K, next_pc + kc_blk);
+          const int next_cols = std::min(v.N, std::min(s_end, next_g + group) * NR) - next_g * NR;
+          const int calls = (g_end - g) * np;
+          const int rows_per_call = have_next ? (next_k_end - next_pc + calls - 1) / calls : 0;
+
+          const auto tile = [&](int p, int s) {
+            const float* b = bpack + long(s - g) * NR * kc;
+            long ldbk = NR;
+            if (in_place && (s < g_end - 1 || !partial_last)) {
+              b = v.B + long(pc) * v.rsb + s * NR;
+              ldbk = v.rsb;
+            }
+            const int i0 = (ib + p) * MR;
+            Kn::run(kc, apack + long(p) * MR * kc, b, ldbk, v.C + long(i0) * v.ldc + s * NR, v.ldc,
+                    std::min(MR, v.M - i0), std::min(NR, v.N - s * NR), v.alpha, v.beta, pc == 0);
+          };
+          if (strip_major) {
+            int call = 0;
+            for (int s = g; s < g_end; ++s)
+              for (int p = 0; p < np; ++p, ++call) {
+                if (rows_per_call > 0) {
+                  const int k0 = next_pc + call * rows_per_call;
+                  if (k0 < next_k_end)
+                    prefetch_b_rows(v, k0, std::min(next_k_end, k0 + rows_per_call), next_g * NR, next_cols);
+                }
+                tile(p, s);
+              }
+          } else {
+            for (int p = 0; p < np; ++p)
+              for (int s = g; s < g_end; ++s) tile(p, s);
+          }
+        }
+#pragma omp barrier
+        // (nobody still reads the Â block when the next k block overwrites it)
+      }
+    }
+  }
+}
+
+// split_m loop nest (see top). Requires M, N, K ≥ 1.
+template <class Kn>
+void gemm_split_m(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+  constexpr int MR = Kn::kMR, NR = Kn::kNR;
+  const int kc_blk = kc_for(v.K, bl.kc_max);
+  const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
+  const int block_strips = std::min(b_panels, bl.nc / NR);
+  thread_local ScratchBuffer b_shared;
+  float* bpack = static_cast<float*>(b_shared.get(sizeof(float) * block_strips * NR * kc_blk));  // (strips, kc, NR)
+#pragma omp parallel if (parallel)
+  {
+    thread_local ScratchBuffer a_private;
+    float* apack = static_cast<float*>(a_private.get(sizeof(float) * MR * kc_blk));  // (kc, MR)
+    const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
+    const int p_begin = int(long(a_panels) * tid / nth), p_end = int(long(a_panels) * (tid + 1) / nth);
+    for (int jb = 0; jb < b_panels; jb += block_strips) {
+      const int nb = std::min(block_strips, b_panels - jb);
+      for (int pc = 0; pc < v.K; pc += kc_blk) {
+        const int kc = std::min(kc_blk, v.K - pc);
+#pragma omp for schedule(static)
+        for (int s = 0; s < nb; ++s) {
+          const int j0 = (jb + s) * NR;
+          pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0, std::min(NR, v.N - j0), bpack + long(s) * NR * kc);
+        }
+        // (implicit barrier: the B̂ block is complete)
+        for (int p = p_begin; p < p_end; ++p) {
+          const int i0 = p * MR, mr = std::min(MR, v.M - i0);
+          pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack);
+          for (int s = 0; s < nb; ++s) {
+            const int j0 = (jb + s) * NR;
+            Kn::run(kc, apack, bpack + long(s) * NR * kc, NR, v.C + long(i0) * v.ldc + j0, v.ldc, mr,
+                    std::min(NR, v.N - j0), v.alpha, v.beta, pc == 0);
+          }
+        }
+#pragma omp barrier
+        // (nobody still reads the B̂ block when the next k block overwrites it)
+      }
+    }
+  }
+}
+
+// Splits over N unless N has too few strips to share out evenly and M shares out better.
+template <class Kn>
+void gemm_packed(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+  constexpr int MR = Kn::kMR, NR = Kn::kNR;
+  const int nth = parallel ? omp_get_max_threads() : 1;
+  const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
+  // load of the busiest thread relative to a perfect split
+  const double imbalance_n = double((b_panels + nth - 1) / nth) * nth / b_panels;
+  const double imbalance_m = double((a_panels + nth - 1) / nth) * nth / a_panels;
+  if (nth > 1 && imbalance_m + 0.05 < imbalance_n) {
+    gemm_split_m<Kn>(v, bl, parallel);
+  } else {
+    gemm_split_n<Kn>(v, bl, parallel);
+  }
+}
+
+}  // namespace
+}  // namespace lava::gemm_detail

@@ -1,0 +1,106 @@
+#pragma once
+// Register-blocked float micro-kernel, generic over a SIMD vector type V (V::W lanes):
+//   acc[MR×NR] = Σ_{k<kc} a[k·MR + r] · b[k·ldbk + c],   NR = NV·W,
+//   then C[r][c] = beta·C + alpha·acc (first k block; beta == 0 → alpha·acc) or C += alpha·acc (later blocks).
+// Buffers: a  (kc, MR) packed Â micro-panel, rows ≥ mr zero-padded
+//          b  (kc, ≥NR) B̂ strip with row stride ldbk (NR when packed, ldb when read in place)
+//          c  (mr, nr) C tile, row stride ldc; only the mr×nr corner is read or written (masked on the right edge)
+// Per k: NV vector loads of b, MR broadcasts of a, MR·NV FMAs into MR·NV accumulator registers
+// (AVX2 6×16: 12 ymm accumulators; AVX-512 12×32: 24 zmm accumulators).
+// The k order of every accumulator is fixed, so results never depend on how tiles are spread over threads.
+//
+// Include this header only after its dependencies (see gemm_packed.hpp: ISA translation units compile it under
+// `#pragma GCC target`, and nothing from the standard library may be first defined inside that region).
+#ifndef LAVA_GEMM_ISA_TU
+#error "ukernel_simd.hpp is meant for the ISA translation units (gemm_avx2.cpp, gemm_avx512.cpp) and tests"
+#endif
+
+namespace lava::gemm_detail {
+// Unnamed: every ISA translation unit gets its own copies, compiled for its own target (no shared COMDATs).
+namespace {
+
+template <class V, int MR, int NV>
+struct SimdKernel {
+  using Vec = V;
+  static constexpr int kMR = MR;
+  static constexpr int kNR = NV * V::W;
+
+  // Edge panels with few live rows run a shorter kernel (ROWS = MR/3 or 2·MR/3) over the same packed panel, so
+  // e.g. M = 64 with MR = 12 wastes no FMAs on 8 padding rows. The arithmetic per element is the same.
+  static void run(int kc, const float* a, const float* b, long ldbk, float* c, long ldc, int mr, int nr, float alpha,
+                  float beta, bool first) {
+    static_assert(MR % 3 == 0, "edge kernels split MR in thirds");
+    if (mr <= MR / 3) {
+      run_rows<MR / 3>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+    } else if (mr <= 2 * MR / 3) {
+      run_rows<2 * MR / 3>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+    } else {
+      run_rows<MR>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+    }
+  }
+
+  // Rows [0, ROWS) of the tile; a still has the packed stride MR per k.
+  template <int ROWS>
+  static void run_rows(int kc, const float* a, const float* b, long ldbk, float* c, long ldc, int mr, int nr,
+                       float alpha, float beta, bool first) {
+    using reg = typename V::reg;
+    reg acc[ROWS][NV];
+#pragma GCC unroll 32
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = V::zero();
+
+#pragma GCC unroll 4
+    for (int k = 0; k < kc; ++k) {
+      reg bv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(b + k * ldbk + v * V::W);
+#pragma GCC unroll 32
+      for (int r = 0; r < ROWS; ++r) {
+        const reg ar = V::bcast(a + k * MR + r);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(ar, bv[v], acc[r][v]);
+      }
+    }
+
+    const reg va = V::set1(alpha), vb = V::set1(beta);
+    const int mode = !first ? 0 : (beta == 0.0f ? 1 : 2);  // 0: c += alpha·acc, 1: c = alpha·acc, 2: c = beta·c + alpha·acc
+    if (nr == kNR) {
+#pragma GCC unroll 32
+      for (int r = 0; r < ROWS; ++r) {
+        if (r >= mr) break;
+        float* cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          float* p = cr + v * V::W;
+          if (mode == 0) V::store(p, V::fma(va, acc[r][v], V::load(p)));
+          else if (mode == 1) V::store(p, V::mul(va, acc[r][v]));
+          else V::store(p, V::fma(vb, V::load(p), V::mul(va, acc[r][v])));
+        }
+      }
+    } else {
+      typename V::mask m[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const int lanes = nr - v * V::W;
+        m[v] = V::make_mask(lanes < 0 ? 0 : (lanes > V::W ? V::W : lanes));
+      }
+#pragma GCC unroll 32
+      for (int r = 0; r < ROWS; ++r) {
+        if (r >= mr) break;
+        float* cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          if (v * V::W >= nr) break;
+          float* p = cr + v * V::W;
+          if (mode == 0) V::store_masked(p, m[v], V::fma(va, acc[r][v], V::load_masked(p, m[v])));
+          else if (mode == 1) V::store_masked(p, m[v], V::mul(va, acc[r][v]));
+          else V::store_masked(p, m[v], V::fma(vb, V::load_masked(p, m[v]), V::mul(va, acc[r][v])));
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+}  // namespace lava::gemm_detail

@@ -1,0 +1,59 @@
+#pragma once
+// Reductions over one axis of an (outer, n, inner) view, and over a whole buffer.
+// Each output is summed by one thread in index order, and the whole-buffer sum adds fixed 4096-element chunks in
+// chunk order, so results do not depend on the thread count.
+#include <cstdint>
+#include <algorithm>
+
+#include "tensor/parallel.hpp"
+
+namespace lava::kernels {
+
+// y[o, r] = scale · Σ_i x[o, i, r]     x: (outer, n, inner), y: (outer, inner)
+template <class T>
+void sum_axis_forward(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, T scale) {
+#pragma omp parallel for schedule(static) if (outer * n * inner >= kParallelMin)
+  for (int64_t o = 0; o < outer; ++o) {
+    T* yo = y + o * inner;
+    const T* xo = x + o * n * inner;
+    for (int64_t r = 0; r < inner; ++r) yo[r] = T(0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t r = 0; r < inner; ++r) yo[r] += xo[i * inner + r];
+    for (int64_t r = 0; r < inner; ++r) yo[r] *= scale;
+  }
+}
+// dx[o, i, r] += scale · dy[o, r]
+template <class T>
+void sum_axis_backward(T* dx, const T* dy, int64_t outer, int64_t n, int64_t inner, T scale) {
+#pragma omp parallel for schedule(static) if (outer * n * inner >= kParallelMin)
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t r = 0; r < inner; ++r) dx[(o * n + i) * inner + r] += scale * dy[o * inner + r];
+}
+
+// Σ_i f(x[i]) in fixed chunks: partial sums per chunk (in parallel), then the partials in chunk order.
+// The chunk size depends only on n (at least 4096, at most 1024 chunks, so the partials live on the stack).
+template <class T, class F>
+T sum_map_fixed_order(const T* x, int64_t n, F f) {
+  constexpr int64_t kMaxChunks = 1024;
+  const int64_t chunk = std::max<int64_t>(4096, (n + kMaxChunks - 1) / kMaxChunks);
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  T partial[kMaxChunks];
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+  for (int64_t c = 0; c < chunks; ++c) {
+    T acc = T(0);
+    const int64_t end = std::min(n, c * chunk + chunk);
+    for (int64_t i = c * chunk; i < end; ++i) acc += f(x[i]);
+    partial[c] = acc;
+  }
+  T total = T(0);
+  for (int64_t c = 0; c < chunks; ++c) total += partial[c];
+  return total;
+}
+
+template <class T>
+T sum_all_fixed_order(const T* x, int64_t n) {
+  return sum_map_fixed_order(x, n, [](T v) { return v; });
+}
+
+}  // namespace lava::kernels

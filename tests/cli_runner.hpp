@@ -1,0 +1,54 @@
+#pragma once
+// Runs the built `lava` binary (path from $LAVA_BIN, set by `make test`) and captures stdout, stderr, exit code.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const {
+    int n = 0;
+    for (char c : err) n += c == '\n';
+    return n;
+  }
+};
+
+inline std::string lava_bin() {
+  const char* b = std::getenv("LAVA_BIN");
+  return b ? b : "build/lava";
+}
+
+inline std::string temp_path(const std::string& name) {
+  return "/tmp/lava_test_" + std::to_string(getpid()) + "_" + name;
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// `args` is appended to the binary path verbatim (shell syntax).
+inline CliResult run_lava(const std::string& args) {
+  const std::string out = temp_path("stdout"), err = temp_path("stderr");
+  const std::string cmd = lava_bin() + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}

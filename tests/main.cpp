@@ -1,0 +1,45 @@
+// doctest runner. After doctest's own summary it prints the plain closing line CI reads:
+//   tests: N passed, M failed
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+
+namespace {
+
+doctest::TestRunStats g_stats{};
+bool g_have_stats = false;
+
+struct ClosingLine : doctest::IReporter {
+  explicit ClosingLine(const doctest::ContextOptions&) {}
+  void test_run_end(const doctest::TestRunStats& s) override {
+    g_stats = s;
+    g_have_stats = true;
+  }
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_case_start(const doctest::TestCaseData&) override {}
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+}  // namespace
+
+REGISTER_LISTENER("closing-line", 1, ClosingLine);
+
+int main(int argc, char** argv) {
+  doctest::Context ctx;
+  ctx.applyCommandLine(argc, argv);
+  int rc = ctx.run();
+  if (g_have_stats && !ctx.shouldExit()) {
+    unsigned ran = g_stats.numTestCasesPassingFilters, failed = g_stats.numTestCasesFailed;
+    std::printf("tests: %u passed, %u failed\n", ran - failed, failed);
+  }
+  return rc;
+}

@@ -1,0 +1,187 @@
+// GEMM tests: every path of lava::gemm against the double-accumulated gemm_naive, plus determinism across threads.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "gemm/gemm.hpp"
+
+namespace {
+
+// Small deterministic generator (splitmix64) so the test data never depend on the standard library.
+struct TestRng {
+  std::uint64_t s;
+  double uniform(double lo, double hi) {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return lo + (hi - lo) * double(z >> 11) * 0x1.0p-53;
+  }
+};
+
+template <class T>
+std::vector<T> random_buffer(std::size_t n, TestRng& rng) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = T(rng.uniform(-1.0, 1.0));
+  return v;
+}
+
+// One problem: op(A) M×K, op(B) K×N, C M×N, each stored with `pad` extra elements per row.
+template <class T>
+struct Problem {
+  bool ta, tb;
+  int M, N, K, lda, ldb, ldc;
+  std::vector<T> A, B, C;
+
+  Problem(bool ta_, bool tb_, int M_, int N_, int K_, int pad, TestRng& rng)
+      : ta(ta_), tb(tb_), M(M_), N(N_), K(K_) {
+    lda = (ta ? M : K) + pad;
+    ldb = (tb ? K : N) + pad;
+    ldc = N + pad;
+    A = random_buffer<T>(std::size_t(ta ? K : M) * lda, rng);
+    B = random_buffer<T>(std::size_t(tb ? N : K) * ldb, rng);
+    C = random_buffer<T>(std::size_t(M) * ldc, rng);
+  }
+
+  std::vector<T> run(T alpha, T beta, const std::vector<T>& c0) const {
+    std::vector<T> c = c0;
+    lava::gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, c.data(), ldc);
+    return c;
+  }
+};
+
+// Checks got against the naive reference with the standard bound
+//   |got − ref| ≤ 2(K+2)·eps·(|alpha|·Σ_k|a||b| + |beta·c0|) + tiny,
+// and that the padding columns of C (j ≥ N) were not touched.
+template <class T>
+int count_mismatches(const Problem<T>& p, T alpha, T beta, const std::vector<T>& c0, const std::vector<T>& got) {
+  std::vector<T> ref = c0, mag(c0.size());
+  lava::gemm_naive<T>(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, ref.data(), p.ldc);
+  std::vector<T> absA(p.A.size()), absB(p.B.size());
+  for (std::size_t i = 0; i < p.A.size(); ++i) absA[i] = std::fabs(p.A[i]);
+  for (std::size_t i = 0; i < p.B.size(); ++i) absB[i] = std::fabs(p.B[i]);
+  lava::gemm_naive<T>(p.ta, p.tb, p.M, p.N, p.K, std::fabs(alpha), absA.data(), p.lda, absB.data(), p.ldb, T(0),
+                      mag.data(), p.ldc);
+  const double eps = std::numeric_limits<T>::epsilon();
+  int bad = 0;
+  for (int i = 0; i < p.M; ++i) {
+    for (int j = 0; j < p.ldc; ++j) {
+      const std::size_t at = std::size_t(i) * p.ldc + j;
+      if (j >= p.N) {
+        // bit-compare so that a NaN left in the padding by the caller still counts as untouched
+        if (std::memcmp(&got[at], &c0[at], sizeof(T)) != 0) ++bad;
+        continue;
+      }
+      const double c_old = beta == T(0) ? 0.0 : std::fabs(double(beta) * c0[at]);
+      const double tol = 2.0 * (p.K + 2) * eps * (double(mag[at]) + c_old) + 1e-30;
+      if (!(std::fabs(double(got[at]) - double(ref[at])) <= tol)) ++bad;
+    }
+  }
+  return bad;
+}
+
+template <class T>
+std::vector<T> nan_filled(std::size_t n) {
+  return std::vector<T>(n, std::numeric_limits<T>::quiet_NaN());
+}
+
+}  // namespace
+
+TEST_CASE("gemm_naive: 2x2 example by hand, all transposes") {
+  // op(A) = [[1,2],[3,4]], op(B) = [[5,6],[7,8]]  ->  op(A)op(B) = [[19,22],[43,50]]
+  const double a[] = {1, 2, 3, 4}, at[] = {1, 3, 2, 4}, b[] = {5, 6, 7, 8}, bt[] = {5, 7, 6, 8};
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    double c[] = {1, 1, 1, 1};
+    lava::gemm_naive<double>(ta, tb, 2, 2, 2, 2.0, ta ? at : a, 2, tb ? bt : b, 2, -1.0, c, 2);
+    CHECK(c[0] == 37);
+    CHECK(c[1] == 43);
+    CHECK(c[2] == 85);
+    CHECK(c[3] == 99);
+  }
+}
+
+TEST_CASE_TEMPLATE("gemm: matches naive on awkward shapes, transposes, strides, alpha/beta", T, float, double) {
+  const int sizes[] = {1, 7, 13, 31, 33, 65};
+  TestRng rng{12345};
+  int cases = 0, failed_cases = 0;
+  for (int M : sizes)
+    for (int N : sizes)
+      for (int K : sizes)
+        for (int t = 0; t < 4; ++t) {
+          const bool ta = t & 1, tb = t & 2;
+          const int pad = (M + N + K + t) % 3 == 0 ? 0 : 5;  // mostly padded leading dimensions, some minimal
+          Problem<T> p(ta, tb, M, N, K, pad, rng);
+          // alternate general alpha/beta with beta = 0 over a NaN-filled C
+          const bool beta_zero = (M + N + K + t) % 2 == 0;
+          const T alpha = T(0.75), beta = beta_zero ? T(0) : T(-1.25);
+          const std::vector<T> c0 = beta_zero ? nan_filled<T>(p.C.size()) : p.C;
+          const int bad = count_mismatches(p, alpha, beta, c0, p.run(alpha, beta, c0));
+          ++cases;
+          if (bad != 0) {
+            ++failed_cases;
+            INFO("M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb << " beta=" << beta);
+            CHECK(bad == 0);
+          }
+        }
+  CHECK(cases == 6 * 6 * 6 * 4);
+  CHECK(failed_cases == 0);
+}
+
+TEST_CASE_TEMPLATE("gemm: large and skinny shapes match naive", T, float, double) {
+  // Shapes that cross the blocking boundaries (several k blocks, several C tiles) and the skinny LSTM-like cases.
+  const int shapes[][3] = {{200, 150, 400}, {64, 520, 300}, {5, 1100, 70}, {257, 3, 800}, {130, 129, 520}};
+  TestRng rng{777};
+  for (const auto& s : shapes)
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      Problem<T> p(ta, tb, s[0], s[1], s[2], 3, rng);
+      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " ta=" << ta << " tb=" << tb);
+      if (t % 2 == 0) {
+        CHECK(count_mismatches(p, T(-0.5), T(0.25), p.C, p.run(T(-0.5), T(0.25), p.C)) == 0);
+      } else {
+        const auto c_nan = nan_filled<T>(p.C.size());
+        CHECK(count_mismatches(p, T(1), T(0), c_nan, p.run(T(1), T(0), c_nan)) == 0);
+      }
+    }
+}
+
+TEST_CASE_TEMPLATE("gemm: K = 0 or alpha = 0 only scales C by beta", T, float, double) {
+  TestRng rng{5};
+  Problem<T> p(false, false, 9, 11, 0, 2, rng);
+  auto c = p.run(T(1), T(2), p.C);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 11; ++j) CHECK(c[std::size_t(i) * p.ldc + j] == T(2) * p.C[std::size_t(i) * p.ldc + j]);
+  Problem<T> q(true, true, 9, 11, 4, 0, rng);
+  const auto c_nan = nan_filled<T>(q.C.size());
+  for (T x : q.run(T(0), T(0), c_nan)) CHECK(x == T(0));
+}
+
+TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a parallel region", T, float, double) {
+  const int shapes[][3] = {{300, 200, 500}, {64, 1024, 256}, {97, 61, 45}, {40, 40, 40}};
+  TestRng rng{99};
+  const int saved = omp_get_max_threads();
+  for (const auto& s : shapes)
+    for (int t = 0; t < 4; ++t) {
+      Problem<T> p(t & 1, t & 2, s[0], s[1], s[2], 1, rng);
+      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " trans=" << t);
+      omp_set_num_threads(1);
+      const auto c1 = p.run(T(1.5), T(0.5), p.C);
+      omp_set_num_threads(2);
+      const auto c2 = p.run(T(1.5), T(0.5), p.C);
+      std::vector<T> c_nested;
+#pragma omp parallel num_threads(2)
+      {
+#pragma omp single
+        c_nested = p.run(T(1.5), T(0.5), p.C);
+      }
+      CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(T)) == 0);
+      CHECK(std::memcmp(c1.data(), c_nested.data(), c1.size() * sizeof(T)) == 0);
+    }
+  omp_set_num_threads(saved);
+}
