@@ -2,13 +2,23 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "gemm/gemm.hpp"
+#include "gemm/gemm_kernels.hpp"
+#include "gemm/gemm_view.hpp"
+// The packed SIMD driver and micro-kernel templates, instantiated below with an emulated 16-lane vector so that
+// the AVX-512 tile shape (12×32, masked right edge, 4/8/12-row bottom edge) is checked on any CPU.
+#define LAVA_GEMM_ISA_TU 1
+#include "gemm/gemm_packed.hpp"
+#include "gemm/ukernel_simd.hpp"
 
 namespace {
 
@@ -135,7 +145,9 @@ TEST_CASE_TEMPLATE("gemm: matches naive on awkward shapes, transposes, strides, 
 
 TEST_CASE_TEMPLATE("gemm: large and skinny shapes match naive", T, float, double) {
   // Shapes that cross the blocking boundaries (several k blocks, several C tiles) and the skinny LSTM-like cases.
-  const int shapes[][3] = {{200, 150, 400}, {64, 520, 300}, {5, 1100, 70}, {257, 3, 800}, {130, 129, 520}};
+  // 160 rows: panel-major split_n; 64×300: strip-major with several groups; 5 rows: B read in place; N = 3: split_m
+  // with 2 threads; K = 390 and 520: two k blocks.
+  const int shapes[][3] = {{160, 40, 390}, {64, 300, 200}, {5, 1100, 70}, {257, 3, 800}, {40, 129, 520}};
   TestRng rng{777};
   for (const auto& s : shapes)
     for (int t = 0; t < 4; ++t) {
@@ -163,7 +175,12 @@ TEST_CASE_TEMPLATE("gemm: K = 0 or alpha = 0 only scales C by beta", T, float, d
 }
 
 TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a parallel region", T, float, double) {
-  const int shapes[][3] = {{300, 200, 500}, {64, 1024, 256}, {97, 61, 45}, {40, 40, 40}};
+  // float: 300×200×500 takes the panel-major split_n nest, 64×1024×256 the strip-major one; double (portable
+  // kernel) uses smaller shapes that still span several C tiles.
+  const std::vector<std::array<int, 3>> shapes =
+      std::is_same_v<T, float>
+          ? std::vector<std::array<int, 3>>{{300, 200, 500}, {64, 1024, 256}, {97, 61, 45}, {257, 3, 100}}
+          : std::vector<std::array<int, 3>>{{200, 120, 300}, {97, 61, 45}, {257, 3, 100}};
   TestRng rng{99};
   const int saved = omp_get_max_threads();
   for (const auto& s : shapes)
@@ -184,4 +201,115 @@ TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a paral
       CHECK(std::memcmp(c1.data(), c_nested.data(), c1.size() * sizeof(T)) == 0);
     }
   omp_set_num_threads(saved);
+}
+
+namespace {
+
+// 16 float lanes in plain C++ with the interface of the x86 vector types (gemm_avx512.cpp's Zmm).
+struct Emu16 {
+  using scalar = float;
+  static constexpr int W = 16;
+  struct reg {
+    float x[16];
+  };
+  using mask = unsigned;
+  static reg zero() { return reg{}; }
+  static reg set1(float v) {
+    reg r;
+    std::fill(r.x, r.x + W, v);
+    return r;
+  }
+  static reg load(const float* p) {
+    reg r;
+    std::memcpy(r.x, p, sizeof r.x);
+    return r;
+  }
+  static reg bcast(const float* p) { return set1(*p); }
+  static reg fma(reg a, reg b, reg c) {
+    for (int i = 0; i < W; ++i) c.x[i] = std::fma(a.x[i], b.x[i], c.x[i]);
+    return c;
+  }
+  static reg mul(reg a, reg b) {
+    for (int i = 0; i < W; ++i) a.x[i] *= b.x[i];
+    return a;
+  }
+  static void store(float* p, reg x) { std::memcpy(p, x.x, sizeof x.x); }
+  static mask make_mask(int n) { return n >= W ? 0xFFFFu : (1u << n) - 1u; }
+  // Masked-off lanes are never touched, as with the hardware instructions (ASan checks this in CI).
+  static reg load_masked(const float* p, mask m) {
+    reg r{};
+    for (int i = 0; i < W; ++i)
+      if ((m >> i) & 1u) r.x[i] = p[i];
+    return r;
+  }
+  static void store_masked(float* p, mask m, reg x) {
+    for (int i = 0; i < W; ++i)
+      if ((m >> i) & 1u) p[i] = x.x[i];
+  }
+};
+
+using EmuKernel12x32 = lava::gemm_detail::SimdKernel<Emu16, 12, 2>;
+
+enum class Nest { split_n, split_m };
+
+std::vector<float> run_emulated(const Problem<float>& p, float alpha, float beta, const std::vector<float>& c0,
+                                Nest nest, const lava::gemm_detail::PackedBlocking& bl, bool parallel) {
+  std::vector<float> c = c0;
+  const auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(),
+                                              p.ldb, beta, c.data(), p.ldc);
+  if (nest == Nest::split_n) {
+    lava::gemm_detail::gemm_split_n<EmuKernel12x32>(v, bl, parallel);
+  } else {
+    lava::gemm_detail::gemm_split_m<EmuKernel12x32>(v, bl, parallel);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: the generic float path (CPUs without AVX2) matches naive") {
+  // lava::gemm<float> takes the generic path only on CPUs without AVX2+FMA, so call it directly here.
+  const int shapes[][3] = {{13, 33, 7}, {65, 31, 400}, {160, 40, 60}, {2, 100, 9}};
+  TestRng rng{31};
+  for (const auto& s : shapes)
+    for (int t = 0; t < 4; ++t) {
+      Problem<float> p(t & 1, t & 2, s[0], s[1], s[2], 2, rng);
+      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " trans=" << t);
+      std::vector<float> c = p.C;
+      const auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, 0.5f, p.A.data(), p.lda, p.B.data(),
+                                                  p.ldb, 2.0f, c.data(), p.ldc);
+      lava::gemm_detail::sgemm_generic(v, true);
+      CHECK(count_mismatches(p, 0.5f, 2.0f, p.C, c) == 0);
+    }
+}
+
+TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny blocks, bit-identical") {
+  // Tiny blocks so that every loop of both nests runs several times: kc ≤ 16, Â blocks of 2 panels, B̂ blocks of
+  // 2 strips; strip-major (few_a_panels = 8) and panel-major (few_a_panels = 0) orders of split_n.
+  using lava::gemm_detail::PackedBlocking;
+  const PackedBlocking panel_major{16, 24, 64, 0, 2}, strip_major{16, 24, 64, 8, 2};
+  const int ms[] = {1, 13, 28}, ns[] = {1, 33, 65}, ks[] = {5, 40};
+  TestRng rng{2024};
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  int cases = 0;
+  for (int M : ms)
+    for (int N : ns)
+      for (int K : ks)
+        for (int t = 0; t < 4; ++t) {
+          Problem<float> p(t & 1, t & 2, M, N, K, (M + N + t) % 2 == 0 ? 0 : 3, rng);
+          const bool beta_zero = (M + N + K + t) % 2 == 0;
+          const float alpha = 0.75f, beta = beta_zero ? 0.0f : -1.25f;
+          const std::vector<float> c0 = beta_zero ? nan_filled<float>(p.C.size()) : p.C;
+          INFO("M=" << M << " N=" << N << " K=" << K << " trans=" << t);
+          const auto ref = run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, false);
+          CHECK(count_mismatches(p, alpha, beta, c0, ref) == 0);
+          const std::vector<float> others[] = {run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, true),
+                                               run_emulated(p, alpha, beta, c0, Nest::split_n, strip_major, true),
+                                               run_emulated(p, alpha, beta, c0, Nest::split_m, panel_major, true)};
+          for (const auto& c : others) CHECK(std::memcmp(c.data(), ref.data(), c.size() * sizeof(float)) == 0);
+          ++cases;
+        }
+  omp_set_num_threads(saved);
+  CHECK(cases == 3 * 3 * 2 * 4);
 }

@@ -1,6 +1,7 @@
 // Standalone driver for lava::run_gemm_bench (not built by the Makefile; the CLI's `lava bench gemm` is the
 // supported entry point). Build from /work/main after `make build/liblava.a`:
-//   g++ -std=c++20 -O3 -march=native -fopenmp -Isrc tools/bench_gemm_openblas.cpp build/liblava.a -lfmt -o /tmp/bench_gemm
+//   g++ -std=c++20 -O3 -march=native -fopenmp -Isrc -o /tmp/bench_gemm tools/bench_gemm_openblas.cpp
+//       build/liblava.a -lfmt
 // Usage: bench_gemm [repeats] [threads,...] [trans,...] MxNxK ...
 //   e.g. bench_gemm 5 1,2 NN,NT,TN 512x512x512 64x2048x1024
 #include <array>
@@ -48,8 +49,8 @@ int main(int argc, char** argv) {
   fmt::print("{:>6} {:>6} {:>6} {:>3} {:>3} {:>9} {:>6} {:>9} {:>6}\n", "M", "N", "K", "tr", "th", "lava", "peak%",
              "openblas", "ratio");
   for (const auto& r : lava::run_gemm_bench(shapes, threads, trans, repeats)) {
-    fmt::print("{:>6} {:>6} {:>6} {:>3} {:>3} {:>9.1f} {:>5.1f}% {:>9.1f} {:>6.2f}\n", r.m, r.n, r.k, r.trans, r.threads,
-               r.gflops, 100 * r.peak_ratio, r.openblas_gflops,
+    fmt::print("{:>6} {:>6} {:>6} {:>3} {:>3} {:>9.1f} {:>5.1f}% {:>9.1f} {:>6.2f}\n", r.m, r.n, r.k, r.trans,
+               r.threads, r.gflops, 100 * r.peak_ratio, r.openblas_gflops,
                r.openblas_gflops > 0 ? r.gflops / r.openblas_gflops : 0.0);
     std::fflush(stdout);
   }

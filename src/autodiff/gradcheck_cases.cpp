@@ -138,6 +138,18 @@ void add_lstm(std::vector<GradCase>& cs) {
     cs.push_back(c);
   }
 }
+void add_output(std::vector<GradCase>& cs) {
+  const std::vector<int32_t> labels = {3, 0, 6, 6, 1, 2};
+  cs.push_back(one_output("linear_log_softmax_pick", {{2, 3, 5}, {5, 7}, {7}},
+                          [labels](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], labels.data()); },
+                          " 6 labels"));
+  std::vector<int32_t> many(300);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = int32_t(i * 7 % 4);
+  cs.push_back(one_output("linear_log_softmax_pick", {{300, 3}, {3, 4}, {4}},
+                          [many](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data()); },
+                          " 300 rows (2 chunks)"));
+  cs.push_back(one_output("pair_add", {{2, 3, 4}, {2, 5, 4}}, [](const Vs& x) { return pair_add(x[0], x[1]); }));
+}
 }  // namespace
 
 std::vector<GradCase> all_grad_cases() {
@@ -148,6 +160,7 @@ std::vector<GradCase> all_grad_cases() {
   add_matmul(cs);
   add_index_and_shape(cs);
   add_lstm(cs);
+  add_output(cs);
   return cs;
 }
 

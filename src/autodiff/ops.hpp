@@ -73,6 +73,13 @@ template <class T> Var<T> dropout(Var<T> x, T p, const CounterRng& rng, bool tra
 // c = σ(f)⊙c_prev + σ(i)⊙tanh(g),  h = σ(o)⊙tanh(c).  Returns {h, c}.
 template <class T> std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_prev);
 
+// ---- attention output layers (ops_output.cpp) ----
+// out[r] = log_softmax(x W + b)[r, y_r] for x (..., H), W (H, V), b (V): fused and chunked over rows, the logits
+// recomputed in backward, so memory is O(rows + chunk·V) instead of O(rows·V).
+template <class T> Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y);
+// y[b, t, s, :] = a[b, t, :] + u[b, s, :] for a (B, T, H), u (B, S, H): every (query, source position) pair.
+template <class T> Var<T> pair_add(Var<T> a, Var<T> u);
+
 // Convenience spellings.
 template <class T> Var<T> operator+(Var<T> a, Var<T> b) { return add(a, b); }
 template <class T> Var<T> operator-(Var<T> a, Var<T> b) { return sub(a, b); }

@@ -11,10 +11,16 @@ struct Command {
 
 int cmd_toy(int argc, char** argv);
 int cmd_gradcheck(int argc, char** argv);
+int cmd_data(int argc, char** argv);
+int cmd_train(int argc, char** argv);
+int cmd_eval(int argc, char** argv);
 
 inline constexpr Command kCommands[] = {
     {"toy", "exact vs variational attention on one example: log p, ELBO, KL gap, identity check", cmd_toy},
     {"gradcheck", "check every op's backward against finite differences in double precision", cmd_gradcheck},
+    {"data", "build a data set: gettext (German-English from Debian), synth (synthetic, gold alignments)", cmd_data},
+    {"train", "train an attention model (--attn none|soft|marginal|hard-*|var-*)", cmd_train},
+    {"eval", "exact per-token nll/ppl, ELBO, KL, KL gap and prior entropy of a trained model", cmd_eval},
 };
 
 }  // namespace lava

@@ -128,7 +128,10 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw input_error(out, 0, "cannot create the output folder: " + ec.message());
-  const std::string cache = options.cache_dir.empty() ? out + "/cache" : options.cache_dir;
+  // The default cache sits beside the output folder, so corpora for other languages share the downloads.
+  const std::string cache = options.cache_dir.empty()
+                                ? (fs::path(out).lexically_normal().parent_path() / "debian-cache").string()
+                                : options.cache_dir;
   const std::vector<std::string> names = options.packages.empty() ? gettext_package_names(lang) : options.packages;
   const std::vector<DebFile> debs = fetch_debs(names, cache + "/debs", options.quiet);
   if (debs.empty()) throw InputError("gettext: no package could be fetched");
@@ -138,7 +141,7 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   GettextPairs pairs(options.min_tokens, options.max_tokens);
   std::vector<size_t> contributed(debs.size(), 0);
   for (size_t i = 0; i < debs.size(); ++i) {
-    const std::string root = extract_deb(debs[i], patterns, cache + "/unpacked");
+    const std::string root = extract_deb(debs[i], patterns, cache + "/unpacked-" + lang);
     for (const std::string& file : catalogs_in(root, lang)) {
       try {
         contributed[i] += pairs.add_catalog(read_mo_file(file), int(i));

@@ -52,51 +52,86 @@ std::vector<std::string> words_of(const std::string& sentence) {
   return words;
 }
 
-// All questions one scene allows, grouped by family; the generator draws family then member.
-struct SceneQuestionPool {
-  std::vector<std::vector<VqaQuestion>> families;
-  std::vector<VqaQuestion> is_there_yes, is_there_no;  // the is_there family, drawn by a fair coin first
+// The cells holding each class, ascending.
+struct ClassCells {
+  std::array<std::array<int, kSceneRegions>, kFashionClasses> cell{};
+  std::array<int, kFashionClasses> count{};
+  explicit ClassCells(const Scene& s) {
+    for (int r = 0; r < kSceneRegions; ++r) {
+      int c = s.label[size_t(r)];
+      cell[size_t(c)][size_t(count[size_t(c)]++)] = r;
+    }
+  }
+  std::vector<int> of(int c) const { return {cell[size_t(c)].begin(), cell[size_t(c)].begin() + count[size_t(c)]}; }
 };
 
-SceneQuestionPool scene_question_pool(const Scene& s, int image) {
-  std::array<std::vector<int>, kFashionClasses> cells;  // cells[c] = regions holding class c, ascending
-  for (int r = 0; r < kSceneRegions; ++r) cells[s.label[size_t(r)]].push_back(r);
+// The region next to r in direction rel, or -1 at the border.
+int neighbour(int r, const Relation& rel) {
+  int row = r / kSceneGrid + rel.drow, col = r % kSceneGrid + rel.dcol;
+  return row < 0 || row >= kSceneGrid || col < 0 || col >= kSceneGrid ? -1 : row * kSceneGrid + col;
+}
+
+// A question a scene allows, before it is put into words. Equal candidates are equal questions.
+struct Candidate {
+  enum Kind : uint8_t { what_at, where, relation, how_many, is_there } kind;
+  uint8_t subject;       // the region for what_at, else the class
+  uint8_t rel = 0;       // index into kRelations
+  bool operator==(const Candidate&) const = default;
+};
+
+// Everything one scene allows, by family; the generator draws a family, then a member.
+struct SceneCandidates {
+  std::vector<std::vector<Candidate>> families;      // what_at, where, relation, how_many; empty ones left out
+  std::vector<Candidate> is_there_yes, is_there_no;  // the last family, is_there: a fair coin picks the list
+};
+
+SceneCandidates scene_candidates(const ClassCells& cells) {
+  std::vector<Candidate> what_at, where, relation, how_many;
+  SceneCandidates out;
+  for (int r = 0; r < kSceneRegions; ++r) what_at.push_back({Candidate::what_at, uint8_t(r)});
+  for (int c = 0; c < kFashionClasses; ++c) {
+    int n = cells.count[size_t(c)];
+    (n ? out.is_there_yes : out.is_there_no).push_back({Candidate::is_there, uint8_t(c)});
+    if (n) how_many.push_back({Candidate::how_many, uint8_t(c)});
+    if (n != 1) continue;
+    where.push_back({Candidate::where, uint8_t(c)});
+    for (size_t k = 0; k < kRelations.size(); ++k)
+      if (neighbour(cells.cell[size_t(c)][0], kRelations[k]) >= 0)
+        relation.push_back({Candidate::relation, uint8_t(c), uint8_t(k)});
+  }
+  for (auto* family : {&what_at, &where, &relation, &how_many})
+    if (!family->empty()) out.families.push_back(std::move(*family));
+  return out;
+}
+
+VqaQuestion put_into_words(Candidate q, const Scene& s, const ClassCells& cells, int image) {
   auto question = [&](const std::string& sentence, std::string_view answer, std::string_view qtype,
                       std::vector<int> regions) {
     return VqaQuestion{image, words_of(sentence), std::string(answer), {}, std::string(qtype), std::move(regions)};
   };
-  SceneQuestionPool pool;
-  std::vector<VqaQuestion> what_at, where, relation, how_many;
-  for (int r = 0; r < kSceneRegions; ++r)
-    what_at.push_back(question(fmt::format("what is at the {} ?", kPositionNames[size_t(r)]),
-                               kClassNames[s.label[size_t(r)]], "what_at", {r}));
-  for (int c = 0; c < kFashionClasses; ++c) {
-    std::string_view name = kClassNames[size_t(c)];
-    const std::vector<int>& at = cells[size_t(c)];
-    if (at.empty()) {
-      std::string_view article = name[0] == 'a' ? "an" : "a";
-      pool.is_there_no.push_back(question(fmt::format("is there {} {} ?", article, name), "no", "is_there", {}));
-      continue;
+  std::string_view name = kClassNames[q.subject % kFashionClasses];
+  switch (q.kind) {
+    case Candidate::what_at:
+      return question(fmt::format("what is at the {} ?", kPositionNames[q.subject]), kClassNames[s.label[q.subject]],
+                      "what_at", {q.subject});
+    case Candidate::where: {
+      int r = cells.cell[q.subject][0];
+      return question(fmt::format("where is the {} ?", name), kPositionNames[size_t(r)], "where", {r});
     }
-    std::string_view article = name[0] == 'a' ? "an" : "a";
-    pool.is_there_yes.push_back(question(fmt::format("is there {} {} ?", article, name), "yes", "is_there", at));
-    how_many.push_back(question(fmt::format("how many {} are there ?", kClassPlurals[size_t(c)]),
-                                std::to_string(at.size()), "how_many", at));
-    if (at.size() != 1) continue;
-    int r = at[0], row = r / kSceneGrid, col = r % kSceneGrid;
-    where.push_back(question(fmt::format("where is the {} ?", name), kPositionNames[size_t(r)], "where", {r}));
-    for (const Relation& rel : kRelations) {
-      int nrow = row + rel.drow, ncol = col + rel.dcol;
-      if (nrow < 0 || nrow >= kSceneGrid || ncol < 0 || ncol >= kSceneGrid) continue;
-      int n = nrow * kSceneGrid + ncol;
-      relation.push_back(question(fmt::format("what is {} the {} ?", rel.phrase, name),
-                                  kClassNames[s.label[size_t(n)]], rel.qtype, {n}));
+    case Candidate::relation: {
+      const Relation& rel = kRelations[q.rel];
+      int n = neighbour(cells.cell[q.subject][0], rel);
+      return question(fmt::format("what is {} the {} ?", rel.phrase, name), kClassNames[s.label[size_t(n)]],
+                      rel.qtype, {n});
     }
+    case Candidate::how_many:
+      return question(fmt::format("how many {} are there ?", kClassPlurals[q.subject]),
+                      std::to_string(cells.count[q.subject]), "how_many", cells.of(q.subject));
+    case Candidate::is_there:
+      return question(fmt::format("is there {} {} ?", name[0] == 'a' ? "an" : "a", name),
+                      cells.count[q.subject] ? "yes" : "no", "is_there", cells.of(q.subject));
   }
-  for (auto* family : {&what_at, &where, &relation, &how_many})
-    if (!family->empty()) pool.families.push_back(std::move(*family));
-  pool.families.emplace_back();  // placeholder for is_there: the coin decides which list serves
-  return pool;
+  throw std::logic_error(fmt::format("unknown question kind {}", int(q.kind)));
 }
 
 void write_tsv_lines(const std::string& path, const std::string& header, const std::vector<std::string>& lines) {
@@ -177,20 +212,18 @@ std::vector<VqaQuestion> ask_scene_questions(const std::vector<Scene>& scenes, i
   std::vector<VqaQuestion> out;
   for (size_t i = 0; i < scenes.size(); ++i) {
     Draws d = scene_stream(seed, "questions", split, i);
-    SceneQuestionPool pool = scene_question_pool(scenes[i], int(i));
-    std::vector<std::vector<std::string>> asked;
+    ClassCells cells(scenes[i]);
+    SceneCandidates pool = scene_candidates(cells);
+    std::vector<Candidate> asked;
+    int families = int(pool.families.size()) + 1;  // + is_there
     for (int attempt = 0; int(asked.size()) < per_scene && attempt < 50 * per_scene; ++attempt) {
-      size_t family = size_t(d.below(int(pool.families.size())));
-      const VqaQuestion* q;
-      if (family + 1 == pool.families.size()) {  // is_there: fair coin, then a class present / absent
-        const auto& side = d.below(2) == 0 ? pool.is_there_yes : pool.is_there_no;
-        q = &d.pick(side);
-      } else {
-        q = &d.pick(pool.families[family]);
-      }
-      if (std::find(asked.begin(), asked.end(), q->words) != asked.end()) continue;
-      asked.push_back(q->words);
-      out.push_back(*q);
+      int family = d.below(families);
+      Candidate q = family + 1 < families   ? d.pick(pool.families[size_t(family)])
+                    : d.below(2) == 0 ? d.pick(pool.is_there_yes)
+                                      : d.pick(pool.is_there_no);
+      if (std::find(asked.begin(), asked.end(), q) != asked.end()) continue;
+      asked.push_back(q);
+      out.push_back(put_into_words(q, scenes[i], cells, int(i)));
     }
   }
   return out;
@@ -357,13 +390,15 @@ void SceneSet::get(int scene, float* out) const {
   for (int r = 0; r < kSceneRegions; ++r) {
     const uint8_t* img = images_.image(scenes_[size_t(scene)].image[size_t(r)]);  // (28, 28)
     float* o = out + size_t(r) * size_t(d);                                        // (d)
-    for (int y = 0; y < side; ++y)
-      for (int x = 0; x < side; ++x) {
-        int sum = 0;
-        for (int dy = 0; dy < p; ++dy)
-          for (int dx = 0; dx < p; ++dx) sum += img[(y * p + dy) * 28 + x * p + dx];
-        o[y * side + x] = float(sum) * scale;
+    for (int y = 0; y < side; ++y) {
+      int sum[28] = {};  // (side) pool sums of output row y
+      for (int dy = 0; dy < p; ++dy) {
+        const uint8_t* row = img + (y * p + dy) * 28;
+        for (int x = 0; x < side; ++x)
+          for (int dx = 0; dx < p; ++dx) sum[x] += row[x * p + dx];
       }
+      for (int x = 0; x < side; ++x) o[y * side + x] = float(sum[x]) * scale;
+    }
     if (position_features_) {
       std::fill(o + side * side, o + d, 0.0f);
       o[side * side + r / kSceneGrid] = 1.0f;

@@ -246,9 +246,10 @@ std::string strip_format_specifiers(std::string_view text) {
   }
   if (!removed) return out;
   // Quotes and brackets that only held a specifier: "'%s'" -> "''" -> "".
-  static constexpr std::array<std::string_view, 17> kEmptyPairs = {
+  static constexpr std::array<std::string_view, 19> kEmptyPairs = {
       "''", "\"\"", "``", "`'", "()", "[]", "<>", "{}", "\u2018\u2019", "\u201C\u201D", "\u201E\u201C",
-      "\u00BB\u00AB", "\u00AB\u00BB", "\u201A\u2018", "\u2039\u203A", "\u203A\u2039", "\u2019\u2019"};
+      "\u201E\u201D", "\u00BB\u00AB", "\u00AB\u00BB", "\u201A\u2018", "\u201A\u2019", "\u2039\u203A",
+      "\u203A\u2039", "\u2019\u2019"};
   for (auto pair : kEmptyPairs)
     for (size_t k = out.find(pair); k != npos; k = out.find(pair, k)) out.erase(k, pair.size());
   return out;
@@ -328,6 +329,13 @@ size_t option_start(std::string_view segment) {
 
 bool starts_with_option(std::string_view segment) { return option_start(segment) > 0; }
 
+size_t count_at_codes(std::string_view text) {
+  size_t count = 0;
+  for (size_t k = 0; k + 1 < text.size(); ++k)
+    count += text[k] == '@' && ascii_alpha(text[k + 1]) && (k == 0 || !ascii_alnum(text[k - 1]));
+  return count;
+}
+
 }  // namespace
 
 std::string strip_option_syntax(std::string_view segment) {
@@ -396,8 +404,11 @@ std::vector<TextPair> clean_message(std::string_view src, std::string_view tgt) 
   auto prepare = [](std::string_view s) {
     return split_segments(strip_format_specifiers(html_unescape(drop_tags(strip_accelerators(s)))));
   };
-  std::vector<std::string> src_segments = prepare(src), tgt_segments = prepare(tgt);
   std::vector<TextPair> pairs;
+  // "@b", "@f": e2fsck's abbreviations ("block", "filesystem"), which translators spell out. A word-initial "@"
+  // code on one side only means the sides do not say the same words. (E-mail addresses have "@" mid-word.)
+  if (count_at_codes(src) != count_at_codes(tgt)) return pairs;
+  std::vector<std::string> src_segments = prepare(src), tgt_segments = prepare(tgt);
   if (src_segments.size() != tgt_segments.size()) return pairs;
   for (size_t k = 0; k < src_segments.size(); ++k) {
     std::string a = strip_option_syntax(src_segments[k]), b = strip_option_syntax(tgt_segments[k]);

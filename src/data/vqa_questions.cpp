@@ -26,11 +26,11 @@ std::vector<std::string_view> split_fields(std::string_view line, char sep) {
 }
 
 int64_t parse_index(std::string_view text, int64_t limit, const std::string& path, long line, const char* what) {
-  bool ok = !text.empty() && text.size() <= 18;
+  bool ok = !text.empty() && text.size() <= 18;  // 18 digits cannot overflow int64
   int64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') ok = false;
-    else v = v * 10 + (c - '0');
+  for (size_t i = 0; ok && i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') ok = false;
+    else v = v * 10 + (text[i] - '0');
   }
   if (!ok) throw input_error(path, line, fmt::format("bad {} '{}': expected a non-negative integer", what, text));
   if (v >= limit) throw input_error(path, line, fmt::format("{} {} out of range [0, {})", what, v, limit));

@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "gemm/gemm_kernels.hpp"
-#include "gemm/gemm_portable.hpp"
 #include "gemm/gemm_view.hpp"
 
 namespace lava {
@@ -30,11 +29,11 @@ FloatPath float_path() {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return FloatPath::avx512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return FloatPath::avx2;
-    return FloatPath::portable;
+    return FloatPath::generic;
   }();
   return path;
 #else
-  return FloatPath::portable;
+  return FloatPath::generic;
 #endif
 }
 
@@ -42,11 +41,11 @@ const char* float_path_name(FloatPath p) {
   switch (p) {
     case FloatPath::avx512: return "avx512 12x32";
     case FloatPath::avx2: return "avx2 6x16";
-    default: return "portable 6x16";
+    default: return "generic 6x16";
   }
 }
 
-// Every float GEMM goes through here: the SIMD path of this CPU, else the portable blocked loops.
+// Every float GEMM goes through here: the SIMD path of this CPU, else the portable one.
 void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
 #if LAVA_GEMM_HAVE_X86
   switch (float_path()) {
@@ -55,7 +54,7 @@ void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
     default: break;
   }
 #endif
-  gemm_portable(v, parallel);
+  sgemm_generic(v, parallel);
 }
 
 }  // namespace gemm_detail
@@ -72,7 +71,7 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   if constexpr (std::is_same_v<T, float>) {
     gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
   } else {
-    gemm_detail::gemm_portable(v, use_threads(M, N, K));
+    gemm_detail::dgemm_generic(v, use_threads(M, N, K));
   }
 }
 

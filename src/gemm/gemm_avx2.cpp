@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <cstdio>  // TUNE
-#include <cstdlib>  // TUNE
 
 #include "gemm/gemm_view.hpp"
 
@@ -25,6 +23,7 @@ namespace {
 
 // 8 float lanes in a ymm register.
 struct Ymm : X86Transpose {
+  using scalar = float;
   using reg = __m256;
   using mask = __m256i;
   static constexpr int W = 8;
@@ -36,7 +35,9 @@ struct Ymm : X86Transpose {
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static void store(float* p, reg x) { _mm256_storeu_ps(p, x); }
   // lanes [0, n) on, n in [0, W]
-  static mask make_mask(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  static mask make_mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
   static reg load_masked(const float* p, mask m) { return _mm256_maskload_ps(p, m); }
   static void store_masked(float* p, mask m, reg x) { _mm256_maskstore_ps(p, m, x); }
 };
@@ -45,18 +46,12 @@ using KernelAvx2 = SimdKernel<Ymm, 6, 2>;
 
 // kc·16·4 bytes of B̂ strip + 6·kc·4 of Â panel in L1 (kc = 384: 24 + 9 KiB); B̂ block kc×480 (720 KiB) in L2;
 // shared Â block 1536×kc (2.3 MiB) in L3; Â blocks of ≤ 24 panels (144 rows, 216 KiB) run strip-major.
-constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/24, /*strip_group=*/8};
+constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/24,
+                                       /*strip_group=*/8};
 
 }  // namespace
 
-void sgemm_avx2(const GemmView<float>& v, bool parallel) {
-  static const PackedBlocking bl = [] {  // TUNE
-    PackedBlocking b = kBlockingAvx2;
-    if (const char* e = getenv("LAVA_TUNE")) sscanf(e, "%d,%d,%d,%d,%d", &b.kc_max, &b.mc, &b.nc, &b.few_a_panels, &b.strip_group);
-    return b;
-  }();
-  gemm_packed<KernelAvx2>(v, bl, parallel);
-}
+void sgemm_avx2(const GemmView<float>& v, bool parallel) { gemm_packed<KernelAvx2>(v, kBlockingAvx2, parallel); }
 
 }  // namespace lava::gemm_detail
 

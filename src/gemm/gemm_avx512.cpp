@@ -24,6 +24,7 @@ namespace {
 
 // 16 float lanes in a zmm register; edge masks are k registers.
 struct Zmm : X86Transpose {
+  using scalar = float;
   using reg = __m512;
   using mask = __mmask16;
   static constexpr int W = 16;

@@ -92,7 +92,8 @@ double median_gflops(double flops, int repeats, Call&& call) {
 std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& shapes,
                                          const std::vector<int>& threads, const std::vector<std::string>& trans,
                                          int repeats) {
-  if (shapes.empty() || threads.empty() || trans.empty()) throw UsageError("gemm bench: empty shape/threads/trans list");
+  if (shapes.empty() || threads.empty() || trans.empty())
+    throw UsageError("gemm bench: empty shape/threads/trans list");
   if (repeats < 1) throw UsageError("gemm bench: repeats must be ≥ 1");
   for (const auto& s : shapes)
     if (s[0] < 1 || s[1] < 1 || s[2] < 1)

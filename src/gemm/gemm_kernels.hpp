@@ -1,5 +1,5 @@
 #pragma once
-// The float GEMM paths behind lava::gemm, one per instruction set, chosen at run time (gemm.cpp):
+// The GEMM paths behind lava::gemm, chosen at run time (gemm.cpp):
 //   C[M×N] = beta·C + alpha · Â[M×K] · B̂[K×N]   (GemmView strides; M, N, K ≥ 1, alpha ≠ 0).
 // The x86 kernels are compiled with `#pragma GCC target` in their own translation units, so they build under any
 // -march and are only called when the CPU reports the instruction set (__builtin_cpu_supports).
@@ -13,11 +13,15 @@
 
 namespace lava::gemm_detail {
 
-enum class FloatPath { portable, avx2, avx512 };
+enum class FloatPath { generic, avx2, avx512 };
 
 // The path lava::gemm<float> takes on this CPU (avx512 needs AVX-512F, avx2 needs AVX2 and FMA).
 FloatPath float_path();
 const char* float_path_name(FloatPath p);
+
+// Portable (GCC vector extensions; gemm_generic.cpp): every double GEMM, and float GEMM without AVX2+FMA.
+void sgemm_generic(const GemmView<float>& v, bool parallel);   // 6×16 tile
+void dgemm_generic(const GemmView<double>& v, bool parallel);  // 6×8 tile
 
 #if LAVA_GEMM_HAVE_X86
 void sgemm_avx2(const GemmView<float>& v, bool parallel);    // 6×16 ymm micro-kernel

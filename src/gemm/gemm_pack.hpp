@@ -25,8 +25,8 @@ inline int kc_for(int K, int kc_max) {
 // One MR-row Â micro-panel: dst[k·MR + r] = Â(i0 + r, pc + k) for r < mr, 0 for mr ≤ r < MR.   dst: (kc, MR)
 // Transposing copy of a rows×8 tile: dst[kk·ds + r] = src[r·ss + kk] for r < rows ≤ 8, kk < 8. Uses the vector
 // type's in-register 8×8 transpose when it has one (x86), else scalar loads and stores.
-template <class V>
-inline void transpose_rows8(const float* src, long ss, int rows, float* dst, long ds) {
+template <class V, class T>
+inline void transpose_rows8(const T* src, long ss, int rows, T* dst, long ds) {
   if constexpr (requires { V::transpose_rows8(src, ss, rows, dst, ds); }) {
     V::transpose_rows8(src, ss, rows, dst, ds);
   } else {
@@ -36,59 +36,59 @@ inline void transpose_rows8(const float* src, long ss, int rows, float* dst, lon
 }
 
 // Rows × kc tile stored "k-contiguous" (element (r, k) at src[r·ss + k]) into dst[k·ds + r], 8 k at a time.
-template <class V>
-void transpose_rows(const float* src, long ss, int rows, int kc, float* dst, long ds) {
+template <class V, class T>
+void transpose_rows(const T* src, long ss, int rows, int kc, T* dst, long ds) {
   int k = 0;
   for (; k + 8 <= kc; k += 8)
     for (int r0 = 0; r0 < rows; r0 += 8)
-      transpose_rows8<V>(src + long(r0) * ss + k, ss, std::min(8, rows - r0), dst + long(k) * ds + r0, ds);
+      transpose_rows8<V, T>(src + long(r0) * ss + k, ss, std::min(8, rows - r0), dst + long(k) * ds + r0, ds);
   for (; k < kc; ++k)
     for (int r = 0; r < rows; ++r) dst[long(k) * ds + r] = src[long(r) * ss + k];
 }
 
 // One MR-row Â micro-panel: dst[k·MR + r] = Â(i0 + r, pc + k) for r < mr, 0 for mr ≤ r < MR.   dst: (kc, MR)
-template <class V, int MR>
-void pack_a_panel(const GemmView<float>& v, int i0, int mr, int pc, int kc, float* dst) {
-  const float* src = v.A + long(i0) * v.rsa + long(pc) * v.csa;
+template <class V, int MR, class T = typename V::scalar>
+void pack_a_panel(const GemmView<T>& v, int i0, int mr, int pc, int kc, T* dst) {
+  const T* src = v.A + long(i0) * v.rsa + long(pc) * v.csa;
   if (v.rsa == 1 && mr == MR) {  // Aᵀ stored: the MR values of one k are contiguous
-    for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + long(k) * v.csa, sizeof(float) * MR);
+    for (int k = 0; k < kc; ++k) std::memcpy(dst + k * MR, src + long(k) * v.csa, sizeof(T) * MR);
   } else if (v.csa == 1 && mr == MR) {  // A stored: MR rows, each contiguous in k
-    transpose_rows<V>(src, v.rsa, MR, kc, dst, MR);
+    transpose_rows<V, T>(src, v.rsa, MR, kc, dst, MR);
   } else {
     for (int k = 0; k < kc; ++k) {
-      const float* s = src + long(k) * v.csa;
+      const T* s = src + long(k) * v.csa;
       for (int r = 0; r < mr; ++r) dst[k * MR + r] = s[long(r) * v.rsa];
-      for (int r = mr; r < MR; ++r) dst[k * MR + r] = 0.0f;
+      for (int r = mr; r < MR; ++r) dst[k * MR + r] = T(0);
     }
   }
 }
 
 // One NR-column B̂ micro-panel: dst[k·NR + c] = B̂(pc + k, j0 + c) for c < nr, 0 for nr ≤ c < NR.   dst: (kc, NR)
-template <class V, int NR>
-void pack_b_panel(const GemmView<float>& v, int pc, int kc, int j0, int nr, float* dst) {
-  const float* src = v.B + long(pc) * v.rsb + long(j0) * v.csb;
+template <class V, int NR, class T = typename V::scalar>
+void pack_b_panel(const GemmView<T>& v, int pc, int kc, int j0, int nr, T* dst) {
+  const T* src = v.B + long(pc) * v.rsb + long(j0) * v.csb;
   if (v.csb == 1 && nr == NR) {  // B stored: one contiguous run of NR per k
-    for (int k = 0; k < kc; ++k) std::memcpy(dst + k * NR, src + long(k) * v.rsb, sizeof(float) * NR);
+    for (int k = 0; k < kc; ++k) std::memcpy(dst + k * NR, src + long(k) * v.rsb, sizeof(T) * NR);
   } else if (v.rsb == 1 && nr == NR) {  // Bᵀ stored: NR columns, each contiguous in k
-    transpose_rows<V>(src, v.csb, NR, kc, dst, NR);
+    transpose_rows<V, T>(src, v.csb, NR, kc, dst, NR);
   } else {
     for (int k = 0; k < kc; ++k) {
-      const float* s = src + long(k) * v.rsb;
+      const T* s = src + long(k) * v.rsb;
       for (int c = 0; c < nr; ++c) dst[k * NR + c] = s[long(c) * v.csb];
-      for (int c = nr; c < NR; ++c) dst[k * NR + c] = 0.0f;
+      for (int c = nr; c < NR; ++c) dst[k * NR + c] = T(0);
     }
   }
 }
 
 // Consecutive B̂ micro-panels for columns [j0, j0 + ncols): dst + p·NR·kc holds panel p (layout of pack_b_panel).
-// For a row-major B the k loop is outermost, so each B row is read as one contiguous run of ncols floats.
-template <class V, int NR>
-void pack_b_block(const GemmView<float>& v, int pc, int kc, int j0, int ncols, float* dst) {
+// For a row-major B the k loop is outermost, so each B row is read as one contiguous run of ncols values.
+template <class V, int NR, class T = typename V::scalar>
+void pack_b_block(const GemmView<T>& v, int pc, int kc, int j0, int ncols, T* dst) {
   const int full = ncols / NR, panels = (ncols + NR - 1) / NR;
   if (v.csb == 1) {
     for (int k = 0; k < kc; ++k) {
-      const float* s = v.B + long(pc + k) * v.rsb + j0;
-      for (int p = 0; p < full; ++p) std::memcpy(dst + long(p) * NR * kc + k * NR, s + p * NR, sizeof(float) * NR);
+      const T* s = v.B + long(pc + k) * v.rsb + j0;
+      for (int p = 0; p < full; ++p) std::memcpy(dst + long(p) * NR * kc + k * NR, s + p * NR, sizeof(T) * NR);
     }
   } else {
     for (int p = 0; p < full; ++p) pack_b_panel<V, NR>(v, pc, kc, j0 + p * NR, NR, dst + long(p) * NR * kc);
@@ -98,10 +98,11 @@ void pack_b_block(const GemmView<float>& v, int pc, int kc, int j0, int ncols, f
 
 // Asks for B̂ rows [k0, k1) × columns [j0, j0 + ncols) of a row-major B (csb == 1) to be brought into cache, so
 // that the next pack_b_block finds them there instead of waiting on memory one far-apart row at a time.
-inline void prefetch_b_rows(const GemmView<float>& v, int k0, int k1, int j0, int ncols) {
+template <class T>
+void prefetch_b_rows(const GemmView<T>& v, int k0, int k1, int j0, int ncols) {
   for (int k = k0; k < k1; ++k) {
     const char* row = reinterpret_cast<const char*>(v.B + long(k) * v.rsb + j0);
-    for (long off = 0; off < long(ncols) * long(sizeof(float)); off += 64) __builtin_prefetch(row + off, 0, 2);
+    for (long off = 0; off < long(ncols) * long(sizeof(T)); off += 64) __builtin_prefetch(row + off, 0, 2);
   }
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// BLIS-style packed float GEMM driver, generic over a micro-kernel Kn (SimdKernel<V, MR, NV>):
+// BLIS-style packed GEMM driver, generic over a micro-kernel Kn (SimdKernel<V, MR, NV>; float or double):
 //   C[M×N] = beta·C + alpha · Â[M×K] · B̂[K×N]   (strides in GemmView).
 // Cache roles as in BLIS (skx, mapped to row-major C): a shared Â block (mc rows × kc) in L3, a thread's private
 // B̂ block (kc × nc columns) in L2, one MR×kc Â micro-panel in L1 while the kernel sweeps the B̂ block.
@@ -35,8 +35,8 @@ struct PackedBlocking {
 };
 
 // split_n loop nest (see top). Requires M, N, K ≥ 1.
-template <class Kn>
-void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+template <class Kn, class T = typename Kn::T>
+void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
   const int kc_blk = kc_for(v.K, bl.kc_max);
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
@@ -46,18 +46,23 @@ void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool paral
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
   const bool in_place = v.csb == 1 && a_panels <= 2;
   const bool prefetch = strip_major && v.csb == 1 && !in_place;
+  // Two shared Â buffers used alternately, so that packing block q+1 never overwrites what a slower thread still
+  // reads for block q: the barrier that ends packing q+1 is only passed once every thread has finished block q.
+  const long a_size = long(block_panels) * MR * kc_blk;  // (panels, kc, MR) each
   thread_local ScratchBuffer a_shared;
-  float* apack = static_cast<float*>(a_shared.get(sizeof(float) * block_panels * MR * kc_blk));  // (panels, kc, MR)
+  T* const apack2 = static_cast<T*>(a_shared.get(sizeof(T) * 2 * a_size));
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer b_private;
-    float* bpack = static_cast<float*>(b_private.get(sizeof(float) * group * NR * kc_blk));  // (group, kc, NR)
+    T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));  // (group, kc, NR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const int s_begin = int(long(b_panels) * tid / nth), s_end = int(long(b_panels) * (tid + 1) / nth);
+    int block = 0;
     for (int ib = 0; ib < a_panels; ib += block_panels) {
       const int np = std::min(block_panels, a_panels - ib);
-      for (int pc = 0; pc < v.K; pc += kc_blk) {
+      for (int pc = 0; pc < v.K; pc += kc_blk, ++block) {
         const int kc = std::min(kc_blk, v.K - pc);
+        T* const apack = apack2 + (block % 2) * a_size;
 #pragma omp for schedule(static)
         for (int p = 0; p < np; ++p) {
           const int i0 = (ib + p) * MR;
@@ -72,7 +77,8 @@ void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool paral
             pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, bpack);
           } else if (partial_last) {  // only the ragged last strip needs a zero-padded copy
             const int last = g_end - 1 - g;
-            pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0 + last * NR, ncols - last * NR, bpack + long(last) * NR * kc);
+            pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0 + last * NR, ncols - last * NR,
+                                               bpack + long(last) * NR * kc);
           }
           // The group this thread packs next: prefetch its B rows a slice per kernel call.
           int next_g = g + group, next_pc = pc, next_ib = ib;
@@ -88,7 +94,7 @@ void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool paral
           const int rows_per_call = have_next ? (next_k_end - next_pc + calls - 1) / calls : 0;
 
           const auto tile = [&](int p, int s) {
-            const float* b = bpack + long(s - g) * NR * kc;
+            const T* b = bpack + long(s - g) * NR * kc;
             long ldbk = NR;
             if (in_place && (s < g_end - 1 || !partial_last)) {
               b = v.B + long(pc) * v.rsb + s * NR;
@@ -114,32 +120,34 @@ void gemm_split_n(const GemmView<float>& v, const PackedBlocking& bl, bool paral
               for (int s = g; s < g_end; ++s) tile(p, s);
           }
         }
-#pragma omp barrier
-        // (nobody still reads the Â block when the next k block overwrites it)
       }
     }
   }
 }
 
 // split_m loop nest (see top). Requires M, N, K ≥ 1.
-template <class Kn>
-void gemm_split_m(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+template <class Kn, class T = typename Kn::T>
+void gemm_split_m(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
   const int kc_blk = kc_for(v.K, bl.kc_max);
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
   const int block_strips = std::min(b_panels, bl.nc / NR);
+  // Two shared B̂ buffers used alternately (see gemm_split_n's Â buffers).
+  const long b_size = long(block_strips) * NR * kc_blk;  // (strips, kc, NR) each
   thread_local ScratchBuffer b_shared;
-  float* bpack = static_cast<float*>(b_shared.get(sizeof(float) * block_strips * NR * kc_blk));  // (strips, kc, NR)
+  T* const bpack2 = static_cast<T*>(b_shared.get(sizeof(T) * 2 * b_size));
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private;
-    float* apack = static_cast<float*>(a_private.get(sizeof(float) * MR * kc_blk));  // (kc, MR)
+    T* apack = static_cast<T*>(a_private.get(sizeof(T) * MR * kc_blk));  // (kc, MR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const int p_begin = int(long(a_panels) * tid / nth), p_end = int(long(a_panels) * (tid + 1) / nth);
+    int block = 0;
     for (int jb = 0; jb < b_panels; jb += block_strips) {
       const int nb = std::min(block_strips, b_panels - jb);
-      for (int pc = 0; pc < v.K; pc += kc_blk) {
+      for (int pc = 0; pc < v.K; pc += kc_blk, ++block) {
         const int kc = std::min(kc_blk, v.K - pc);
+        T* const bpack = bpack2 + (block % 2) * b_size;
 #pragma omp for schedule(static)
         for (int s = 0; s < nb; ++s) {
           const int j0 = (jb + s) * NR;
@@ -155,16 +163,14 @@ void gemm_split_m(const GemmView<float>& v, const PackedBlocking& bl, bool paral
                     std::min(NR, v.N - j0), v.alpha, v.beta, pc == 0);
           }
         }
-#pragma omp barrier
-        // (nobody still reads the B̂ block when the next k block overwrites it)
       }
     }
   }
 }
 
 // Splits over N unless N has too few strips to share out evenly and M shares out better.
-template <class Kn>
-void gemm_packed(const GemmView<float>& v, const PackedBlocking& bl, bool parallel) {
+template <class Kn, class T = typename Kn::T>
+void gemm_packed(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
   const int nth = parallel ? omp_get_max_threads() : 1;
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;

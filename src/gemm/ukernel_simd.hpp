@@ -1,5 +1,5 @@
 #pragma once
-// Register-blocked float micro-kernel, generic over a SIMD vector type V (V::W lanes):
+// Register-blocked micro-kernel, generic over a SIMD vector type V (V::W lanes of V::scalar, float or double):
 //   acc[MR×NR] = Σ_{k<kc} a[k·MR + r] · b[k·ldbk + c],   NR = NV·W,
 //   then C[r][c] = beta·C + alpha·acc (first k block; beta == 0 → alpha·acc) or C += alpha·acc (later blocks).
 // Buffers: a  (kc, MR) packed Â micro-panel, rows ≥ mr zero-padded
@@ -22,13 +22,14 @@ namespace {
 template <class V, int MR, int NV>
 struct SimdKernel {
   using Vec = V;
+  using T = typename V::scalar;
   static constexpr int kMR = MR;
   static constexpr int kNR = NV * V::W;
 
   // Edge panels with few live rows run a shorter kernel (ROWS = MR/3 or 2·MR/3) over the same packed panel, so
   // e.g. M = 64 with MR = 12 wastes no FMAs on 8 padding rows. The arithmetic per element is the same.
-  static void run(int kc, const float* a, const float* b, long ldbk, float* c, long ldc, int mr, int nr, float alpha,
-                  float beta, bool first) {
+  static void run(int kc, const T* a, const T* b, long ldbk, T* c, long ldc, int mr, int nr, T alpha, T beta,
+                  bool first) {
     static_assert(MR % 3 == 0, "edge kernels split MR in thirds");
     if (mr <= MR / 3) {
       run_rows<MR / 3>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
@@ -41,8 +42,8 @@ struct SimdKernel {
 
   // Rows [0, ROWS) of the tile; a still has the packed stride MR per k.
   template <int ROWS>
-  static void run_rows(int kc, const float* a, const float* b, long ldbk, float* c, long ldc, int mr, int nr,
-                       float alpha, float beta, bool first) {
+  static void run_rows(int kc, const T* a, const T* b, long ldbk, T* c, long ldc, int mr, int nr, T alpha, T beta,
+                       bool first) {
     using reg = typename V::reg;
     reg acc[ROWS][NV];
 #pragma GCC unroll 32
@@ -64,15 +65,16 @@ struct SimdKernel {
     }
 
     const reg va = V::set1(alpha), vb = V::set1(beta);
-    const int mode = !first ? 0 : (beta == 0.0f ? 1 : 2);  // 0: c += alpha·acc, 1: c = alpha·acc, 2: c = beta·c + alpha·acc
+    // 0: c += alpha·acc (later k blocks), 1: c = alpha·acc (beta == 0), 2: c = beta·c + alpha·acc
+    const int mode = !first ? 0 : (beta == T(0) ? 1 : 2);
     if (nr == kNR) {
 #pragma GCC unroll 32
       for (int r = 0; r < ROWS; ++r) {
         if (r >= mr) break;
-        float* cr = c + r * ldc;
+        T* cr = c + r * ldc;
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) {
-          float* p = cr + v * V::W;
+          T* p = cr + v * V::W;
           if (mode == 0) V::store(p, V::fma(va, acc[r][v], V::load(p)));
           else if (mode == 1) V::store(p, V::mul(va, acc[r][v]));
           else V::store(p, V::fma(vb, V::load(p), V::mul(va, acc[r][v])));
@@ -88,11 +90,11 @@ struct SimdKernel {
 #pragma GCC unroll 32
       for (int r = 0; r < ROWS; ++r) {
         if (r >= mr) break;
-        float* cr = c + r * ldc;
+        T* cr = c + r * ldc;
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) {
           if (v * V::W >= nr) break;
-          float* p = cr + v * V::W;
+          T* p = cr + v * V::W;
           if (mode == 0) V::store_masked(p, m[v], V::fma(va, acc[r][v], V::load_masked(p, m[v])));
           else if (mode == 1) V::store_masked(p, m[v], V::mul(va, acc[r][v]));
           else V::store_masked(p, m[v], V::fma(vb, V::load_masked(p, m[v]), V::mul(va, acc[r][v])));

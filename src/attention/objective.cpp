@@ -1,0 +1,224 @@
+#include "attention/objective.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lava {
+
+namespace {
+
+// A constant (no-gradient) copy of values on the tape.
+Var<float> constant(Tape<float>& tape, const Shape& s, const float* v) { return tape.input(s, v, false); }
+
+// w[n, s] = 1[s = z_n]: (B, T, S)
+Var<float> one_hot(Tape<float>& tape, const Shape& s, const int32_t* z) {
+  Var<float> w = tape.full(s, 0.f);
+  const int64_t S = s[-1], N = s.numel() / S;
+  for (int64_t n = 0; n < N; ++n) w.val()[n * S + z[n]] = 1.f;
+  return w;
+}
+
+// KL(q‖p) per query: Σ_s q_s (log q_s − log p_s)   -> (B, T)
+Var<float> kl_categorical(Var<float> log_q, Var<float> log_p) { return sum(mul(exp(log_q), sub(log_q, log_p)), -1); }
+
+double masked_sum(Var<float> per_token, const float* mask) {
+  double s = 0;
+  for (int64_t n = 0; n < per_token.numel(); ++n) s += double(mask[n]) * per_token.val()[n];
+  return s;
+}
+
+}  // namespace
+
+void sample_categorical(const float* log_probs, int64_t N, int64_t S, const CounterRng& rng, uint64_t stride,
+                        uint64_t offset, int32_t* out) {
+  for (int64_t n = 0; n < N; ++n) {
+    const float* lp = log_probs + n * S;
+    double total = 0;
+    for (int64_t s = 0; s < S; ++s) total += std::exp(double(lp[s]));
+    const double u = rng.uniform(uint64_t(n) * stride + offset) * total;
+    double acc = 0;
+    int32_t pick = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      const double p = std::exp(double(lp[s]));
+      if (p > 0) pick = int32_t(s);  // the last position with mass, in case rounding leaves u above the total
+      acc += p;
+      if (u < acc) break;
+    }
+    out[n] = pick;
+  }
+}
+
+ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
+                                   const int32_t* y, const float* token_mask, const ObjectiveOptions& opt) {
+  Tape<float>& tape = c.tape;
+  const Shape sdist = d.log_prior.shape();
+  const int64_t S = sdist[-1], N = sdist.numel() / S;
+  const Shape stok = sdist.without(-1);
+  Var<float> mask = constant(tape, stok, token_mask);
+  ObjectiveTerms out;
+  Var<float> per_token;         // the objective per query, surrogate terms included
+  Var<float> value = per_token;  // its value without surrogates (for reporting)
+  Var<float> kl;
+
+  switch (v) {
+    case AttnVariant::none:
+    case AttnVariant::soft:
+      per_token = value = head.log_f_weighted(c, exp(d.log_prior), y);
+      break;
+    case AttnVariant::marginal:
+      per_token = value = logsumexp(add(d.log_prior, head.log_f_all(c, y)), -1);
+      break;
+    case AttnVariant::hard_enum:
+      per_token = value = sum(mul(exp(d.log_prior), head.log_f_all(c, y)), -1);
+      break;
+    case AttnVariant::var_enum: {
+      kl = kl_categorical(d.log_q, d.log_prior);
+      per_token = value = sub(sum(mul(exp(d.log_q), head.log_f_all(c, y)), -1), kl);
+      break;
+    }
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_sample: {
+      // REINFORCE with the soft-attention baseline B = log f(x, E_p[z]) (paper eq. 1): the score-function term
+      // (log f(x, z) − B) ∇ log r(z), r = p or q, enters through a surrogate whose value is advantage · log r(z).
+      const bool var = v == AttnVariant::var_sample;
+      Var<float> log_r = var ? d.log_q : d.log_prior;
+      std::vector<int32_t> z(static_cast<size_t>(N));
+      sample_categorical(log_r.val(), N, S, c.next_rng(), 1, 0, z.data());
+      Var<float> lf = head.log_f_weighted(c, one_hot(tape, sdist, z.data()), y);
+      std::vector<float> advantage(static_cast<size_t>(N));
+      {
+        NoGrad<float> no_grad(tape);
+        Var<float> baseline = head.log_f_weighted(c, exp(d.log_prior), y);
+        for (int64_t n = 0; n < N; ++n) advantage[size_t(n)] = lf.val()[n] - baseline.val()[n];
+      }
+      Var<float> surrogate = mul(constant(tape, stok, advantage.data()), pick(log_r, z.data()));
+      value = lf;
+      if (var) {
+        kl = kl_categorical(d.log_q, d.log_prior);
+        value = sub(lf, kl);
+      }
+      per_token = add(value, surrogate);
+      break;
+    }
+    case AttnVariant::var_gumbel: {
+      // z̃ = softmax((log q + g) / τ), g_s = −log(−log u_s): a reparameterised relaxed sample.
+      std::vector<float> g(static_cast<size_t>(N * S));
+      const CounterRng rng = c.next_rng();
+      for (int64_t i = 0; i < N * S; ++i) g[size_t(i)] = float(-std::log(-std::log(rng.uniform(uint64_t(i)))));
+      Var<float> relaxed = softmax(affine(add(d.log_q, constant(tape, sdist, g.data())), 1.f / opt.temperature, 0.f), -1);
+      kl = kl_categorical(d.log_q, d.log_prior);
+      per_token = value = sub(head.log_f_weighted(c, relaxed, y), kl);
+      break;
+    }
+    case AttnVariant::var_rws: {
+      // K samples z_k ~ q; w_k ∝ p(z_k) f(z_k) / q(z_k), normalised over k and held constant;
+      // objective Σ_k w_k (log f_k + log p(z_k) + log q(z_k)) trains θ (wake) and q (wake-phase q update).
+      const int K = std::max(1, opt.samples);
+      const CounterRng rng = c.next_rng();
+      std::vector<Var<float>> terms;
+      std::vector<std::vector<float>> log_w(static_cast<size_t>(K), std::vector<float>(size_t(N)));
+      for (int k = 0; k < K; ++k) {
+        std::vector<int32_t> z(static_cast<size_t>(N));
+        sample_categorical(d.log_q.val(), N, S, rng, uint64_t(K), uint64_t(k), z.data());
+        Var<float> lf = head.log_f_weighted(c, one_hot(tape, sdist, z.data()), y);
+        Var<float> lp = pick(d.log_prior, z.data()), lq = pick(d.log_q, z.data());
+        for (int64_t n = 0; n < N; ++n) log_w[size_t(k)][size_t(n)] = lp.val()[n] - lq.val()[n] + lf.val()[n];
+        terms.push_back(add(add(lf, lp), lq));
+        if (k == 0) value = lf;
+      }
+      std::vector<float> w(static_cast<size_t>(N));
+      Var<float> total;
+      for (int k = 0; k < K; ++k) {
+        for (int64_t n = 0; n < N; ++n) {
+          float m = log_w[0][size_t(n)];
+          for (int j = 1; j < K; ++j) m = std::max(m, log_w[size_t(j)][size_t(n)]);
+          double s = 0;
+          for (int j = 0; j < K; ++j) s += std::exp(double(log_w[size_t(j)][size_t(n)] - m));
+          w[size_t(n)] = float(std::exp(double(log_w[size_t(k)][size_t(n)] - m)) / s);
+        }
+        Var<float> weighted = mul(constant(tape, stok, w.data()), terms[size_t(k)]);
+        total = k == 0 ? weighted : add(total, weighted);
+      }
+      kl = kl_categorical(d.log_q, d.log_prior);
+      per_token = total;
+      break;
+    }
+  }
+  out.objective = sum_all(mul(per_token, mask));
+  out.value_sum = masked_sum(value, token_mask);
+  if (kl.tape) out.kl_sum = masked_sum(kl, token_mask);
+  return out;
+}
+
+void AttentionEvalSums::add(const AttentionEvalSums& o) {
+  tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
+  entropy += o.entropy;
+  max_identity_error = std::max(max_identity_error, o.max_identity_error);
+}
+
+AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const float* log_q, const float* log_f,
+                                 const float* soft_log_lik, const float* token_mask, int64_t N, int64_t S, int kmax) {
+  AttentionEvalSums r;
+  const bool latent = variant_info(v).latent;
+  std::vector<double> lp(static_cast<size_t>(S)), lq(static_cast<size_t>(S)), lf(static_cast<size_t>(S));
+  std::vector<std::pair<double, int64_t>> order(static_cast<size_t>(S));
+  for (int64_t n = 0; n < N; ++n) {
+    if (token_mask[n] == 0.f) continue;
+    r.tokens += 1;
+    // The prior in double, renormalised (and restricted to the top K with K-max).
+    double m = -INFINITY;
+    for (int64_t s = 0; s < S; ++s) m = std::max(m, double(log_prior[n * S + s]));
+    std::vector<bool> keep(static_cast<size_t>(S), true);
+    if (kmax > 0 && kmax < S) {
+      for (int64_t s = 0; s < S; ++s) order[size_t(s)] = {-double(log_prior[n * S + s]), s};
+      std::sort(order.begin(), order.end());
+      for (int64_t s = kmax; s < S; ++s) keep[size_t(order[size_t(s)].second)] = false;
+    }
+    double z = 0;
+    for (int64_t s = 0; s < S; ++s)
+      if (keep[size_t(s)]) z += std::exp(double(log_prior[n * S + s]) - m);
+    for (int64_t s = 0; s < S; ++s) {
+      lp[size_t(s)] = keep[size_t(s)] ? double(log_prior[n * S + s]) - m - std::log(z) : -INFINITY;
+      const double p = std::exp(lp[size_t(s)]);
+      if (p > 0) r.entropy -= p * lp[size_t(s)];
+    }
+    if (!latent) {  // soft / none: the likelihood is direct, and there is no latent variable to bound
+      r.log_lik += soft_log_lik[n];
+      r.elbo += soft_log_lik[n];
+      continue;
+    }
+    // Exact marginal log Σ_s p_s f_s and the exact posterior π_s = p_s f_s / marginal.
+    double mm = -INFINITY;
+    for (int64_t s = 0; s < S; ++s) {
+      lf[size_t(s)] = double(log_f[n * S + s]);
+      mm = std::max(mm, lp[size_t(s)] + lf[size_t(s)]);
+    }
+    double acc = 0;
+    for (int64_t s = 0; s < S; ++s) acc += std::exp(lp[size_t(s)] + lf[size_t(s)] - mm);
+    const double log_marginal = mm + std::log(acc);
+    // q: the inference network's, or the prior itself (then ELBO = Jensen bound).
+    double qz = 0, qm = -INFINITY;
+    for (int64_t s = 0; s < S; ++s) {
+      lq[size_t(s)] = log_q ? double(log_q[n * S + s]) : lp[size_t(s)];
+      qm = std::max(qm, lq[size_t(s)]);
+    }
+    for (int64_t s = 0; s < S; ++s) qz += std::exp(lq[size_t(s)] - qm);
+    double elbo = 0, kl = 0, kl_post = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      const double lqs = lq[size_t(s)] - qm - std::log(qz), q = std::exp(lqs);
+      if (q == 0) continue;
+      const double lps = std::isinf(lp[size_t(s)]) ? -1e300 : lp[size_t(s)];  // K-max may cut a position q keeps
+      elbo += q * (lf[size_t(s)] + lps - lqs);
+      kl += q * (lqs - lps);
+      kl_post += q * (lqs - (lps + lf[size_t(s)] - log_marginal));
+    }
+    r.log_lik += log_marginal;
+    r.elbo += elbo;
+    r.kl += kl;
+    r.kl_posterior += kl_post;
+    r.max_identity_error = std::max(r.max_identity_error, std::abs((log_marginal - elbo) - kl_post));
+  }
+  return r;
+}
+
+}  // namespace lava

@@ -1,0 +1,49 @@
+// Output-layer ops for attention models: the fused linear + log-softmax + pick (the enumerated output layer, one
+// row per (token, source position)), and the pairwise broadcast sum that builds those rows.
+#include <cstring>
+
+#include "autodiff/ops.hpp"
+#include "tensor/kernels_output.hpp"
+
+namespace lava {
+
+template <class T>
+Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y) {
+  LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.shape().last() == W.dim(0),
+             "linear_log_softmax_pick: x {} W {} b {}", x.shape().str(), W.shape().str(), b.shape().str());
+  Tape<T>& tape = *x.tape;
+  const int64_t H = W.dim(0), V = W.dim(1), R = x.numel() / H;
+  for (int64_t r = 0; r < R; ++r) LAVA_CHECK(y[r] >= 0 && y[r] < V, "label {} outside [0, {})", y[r], V);
+  Var<T> out = tape.make_output(x.shape().without(-1), x, W, b);
+  T* lse = tape.template scratch<T>(R);
+  T* logits = tape.template scratch<T>(std::min<int64_t>(R, kernels::kChunkRows) * V);
+  int32_t* labels = tape.template scratch<int32_t>(R);
+  std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
+  kernels::linear_log_softmax_pick_forward(out.val(), lse, logits, x.val(), W.val(), b.val(), labels, R, H, V);
+  if (out.needs_grad())
+    tape.on_backward([x, W, b, out, lse, logits, labels, R, H, V] {
+      kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, out.grad(), lse, x.val(),
+                                                W.val(), b.val(), labels, R, H, V);
+    });
+  return out;
+}
+
+template <class T>
+Var<T> pair_add(Var<T> a, Var<T> u) {
+  LAVA_CHECK(a.rank() == 3 && u.rank() == 3 && a.dim(0) == u.dim(0) && a.dim(2) == u.dim(2),
+             "pair_add: a {} and u {}", a.shape().str(), u.shape().str());
+  const int64_t B = a.dim(0), Tn = a.dim(1), S = u.dim(1), H = a.dim(2);
+  Var<T> y = a.tape->make_output(Shape{B, Tn, S, H}, a, u);
+  kernels::pair_add_forward(y.val(), a.val(), u.val(), B, Tn, S, H);
+  if (y.needs_grad())
+    a.tape->on_backward([a, u, y, B, Tn, S, H] { kernels::pair_add_backward(a.grad(), u.grad(), y.grad(), B, Tn, S, H); });
+  return y;
+}
+
+#define LAVA_INSTANTIATE(T)                                                            \
+  template Var<T> linear_log_softmax_pick(Var<T>, Var<T>, Var<T>, const int32_t*);    \
+  template Var<T> pair_add(Var<T>, Var<T>);
+LAVA_INSTANTIATE(float)
+LAVA_INSTANTIATE(double)
+
+}  // namespace lava

@@ -1,0 +1,83 @@
+// lava data gettext|synth|scenes: build the data sets LAVA trains on, offline, from Debian packages or a seed.
+#include <cstdio>
+#include <cstring>
+
+#include "cli/command_line.hpp"
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "data/gettext_corpus.hpp"
+#include "data/scenes.hpp"
+#include "data/synth_task.hpp"
+
+namespace lava {
+
+namespace {
+
+int data_gettext(int argc, char** argv) {
+  CommandLine cl("data gettext", "lava data gettext [--lang de] --out DIR",
+                 "Builds a German-English (or other language) parallel corpus from the human translations in\n"
+                 "Debian's gettext catalogs: downloads a pinned package list with apt-get download, extracts,\n"
+                 "cleans, tokenises, deduplicates and splits it (2.5% valid, 2.5% test by a hash of the source).\n"
+                 "Writes DIR/{train,valid,test}.{LANG,en} and DIR/manifest.tsv. A second run does nothing.");
+  cl.options().add_options()                                                       //
+      ("lang", po::value<std::string>()->default_value("de"), "source language")   //
+      ("out", po::value<std::string>(), "output directory")                        //
+      ("cache", po::value<std::string>(), "where .deb files are kept (default OUT/cache)");
+  if (!cl.parse(argc, argv)) return 0;
+  GettextOptions o;
+  o.lang = cl.get_string("lang");
+  o.out_dir = cl.get_string("out");
+  if (cl.has("cache")) o.cache_dir = cl.get_string("cache");
+  o.seed = cl.common().seed;
+  o.quiet = cl.common().quiet;
+  const GettextSummary s = build_gettext_corpus(o);
+  std::printf("%s: %zu train, %zu valid, %zu test pairs%s\n", o.out_dir.c_str(), s.train, s.valid, s.test,
+              s.cached ? " (already built)" : "");
+  return 0;
+}
+
+int data_synth(int argc, char** argv) {
+  CommandLine cl("data synth", "lava data synth --out DIR [options]",
+                 "Generates a synthetic translation task from the seed: reordering (adjective-noun swaps,\n"
+                 "verb-final clauses), one-to-many words and dropped function words, with gold alignments.\n"
+                 "Writes DIR/{train,valid,test}.{de,en} and DIR/{train,valid,test}.align (Pharaoh i-j, source first).");
+  cl.options().add_options()                                                             //
+      ("out", po::value<std::string>(), "output directory")                              //
+      ("train", po::value<std::string>()->default_value("20000"), "training pairs")      //
+      ("valid", po::value<std::string>()->default_value("500"), "validation pairs")      //
+      ("test", po::value<std::string>()->default_value("500"), "test pairs")             //
+      ("min-len", po::value<std::string>()->default_value("4"), "shortest source sentence")  //
+      ("max-len", po::value<std::string>()->default_value("14"), "longest source sentence")  //
+      ("vocab", po::value<std::string>()->default_value("400"), "source content words");
+  if (!cl.parse(argc, argv)) return 0;
+  SynthOptions o;
+  o.out_dir = cl.get_string("out");
+  o.seed = cl.common().seed;
+  o.train = int(cl.get_int("train", 1, 100000000));
+  o.valid = int(cl.get_int("valid", 1, 100000000));
+  o.test = int(cl.get_int("test", 1, 100000000));
+  o.min_len = int(cl.get_int("min-len", 1, 1000));
+  o.max_len = int(cl.get_int("max-len", o.min_len, 1000));
+  o.vocab = int(cl.get_int("vocab", 10, 10000000));
+  o.quiet = cl.common().quiet;
+  build_synth_task(o);
+  std::printf("%s: %d train, %d valid, %d test pairs\n", o.out_dir.c_str(), o.train, o.valid, o.test);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_data(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::printf("usage: lava data gettext|synth [options]\n\n"
+                "  gettext  German-English corpus from Debian's translation catalogs\n"
+                "  synth    synthetic translation task with gold alignments\n");
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string what = argv[1];
+  if (what == "gettext") return data_gettext(argc - 1, argv + 1);
+  if (what == "synth") return data_synth(argc - 1, argv + 1);
+  throw UsageError("lava data: unknown data set '" + what + "' (gettext|synth)");
+}
+
+}  // namespace lava

@@ -1,0 +1,106 @@
+#pragma once
+// Fused output layer: a linear map to V logits, log-softmax, and the log-probability of one label per row,
+//   out[r] = (x W + b)[r, y_r] − logsumexp_v (x W + b)[r, v]
+// computed in chunks of kChunkRows rows so that the (R, V) logits never exist at once. The backward pass
+// recomputes each chunk's logits (one extra GEMM) instead of storing them:
+//   dlogits[r, v] = dout[r] · (1[v = y_r] − softmax[r, v])
+//   dx += dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
+// Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, dout (R); logits: scratch (kChunkRows, V).
+// Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
+#include <cmath>
+#include <cstdint>
+
+#include "gemm/gemm.hpp"
+#include "tensor/parallel.hpp"
+
+namespace lava::kernels {
+
+constexpr int64_t kChunkRows = 256;
+
+template <class T>
+void output_chunk_logits(T* logits, const T* x, const T* W, const T* b, int64_t rows, int64_t H, int64_t V) {
+  gemm<T>(false, false, int(rows), int(V), int(H), T(1), x, int(H), W, int(V), T(0), logits, int(V));
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < V; ++v) logits[r * V + v] += b[v];
+}
+
+template <class T>
+void linear_log_softmax_pick_forward(T* out, T* lse, T* logits, const T* x, const T* W, const T* b, const int32_t* y,
+                                     int64_t R, int64_t H, int64_t V) {
+  for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
+    const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
+    output_chunk_logits(logits, x + r0 * H, W, b, rows, H, V);
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* l = logits + r * V;
+      T m = l[0];
+      for (int64_t v = 1; v < V; ++v) m = l[v] > m ? l[v] : m;
+      T s = T(0);
+      for (int64_t v = 0; v < V; ++v) s += std::exp(l[v] - m);
+      lse[r0 + r] = m + std::log(s);
+      out[r0 + r] = l[y[r0 + r]] - lse[r0 + r];
+    }
+  }
+}
+
+// dx, dW, db may each be null (that input needs no gradient).
+template <class T>
+void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* dout, const T* lse, const T* x,
+                                      const T* W, const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V) {
+  for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
+    const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
+    output_chunk_logits(logits, x + r0 * H, W, b, rows, H, V);
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t r = 0; r < rows; ++r) {  // logits -> dlogits in place
+      T* l = logits + r * V;
+      const T g = dout[r0 + r], m = lse[r0 + r];
+      for (int64_t v = 0; v < V; ++v) l[v] = -g * std::exp(l[v] - m);
+      l[y[r0 + r]] += g;
+    }
+    if (dx) gemm<T>(false, true, int(rows), int(H), int(V), T(1), logits, int(V), W, int(V), T(1), dx + r0 * H, int(H));
+    if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), logits, int(V), T(1), dW, int(V));
+    if (db) {
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+      for (int64_t v = 0; v < V; ++v) {
+        T acc = T(0);
+        for (int64_t r = 0; r < rows; ++r) acc += logits[r * V + v];
+        db[v] += acc;
+      }
+    }
+  }
+}
+
+// y[b, t, s, :] = a[b, t, :] + u[b, s, :]        a: (B, T, H), u: (B, S, H), y: (B, T, S, H)
+// da[b, t, :] += Σ_s dy[b, t, s, :]              du[b, s, :] += Σ_t dy[b, t, s, :]
+template <class T>
+void pair_add_forward(T* y, const T* a, const T* u, int64_t B, int64_t Tn, int64_t S, int64_t H) {
+#pragma omp parallel for collapse(2) schedule(static) if (B * Tn * S * H >= kParallelMin)
+  for (int64_t bb = 0; bb < B; ++bb)
+    for (int64_t t = 0; t < Tn; ++t)
+      for (int64_t s = 0; s < S; ++s) {
+        T* yo = y + ((bb * Tn + t) * S + s) * H;
+        const T* ao = a + (bb * Tn + t) * H;
+        const T* uo = u + (bb * S + s) * H;
+        for (int64_t h = 0; h < H; ++h) yo[h] = ao[h] + uo[h];
+      }
+}
+template <class T>
+void pair_add_backward(T* da, T* du, const T* dy, int64_t B, int64_t Tn, int64_t S, int64_t H) {
+  if (da) {
+#pragma omp parallel for collapse(2) schedule(static) if (B * Tn * S * H >= kParallelMin)
+    for (int64_t bb = 0; bb < B; ++bb)
+      for (int64_t t = 0; t < Tn; ++t)
+        for (int64_t s = 0; s < S; ++s)
+          for (int64_t h = 0; h < H; ++h) da[(bb * Tn + t) * H + h] += dy[((bb * Tn + t) * S + s) * H + h];
+  }
+  if (du) {
+#pragma omp parallel for collapse(2) schedule(static) if (B * Tn * S * H >= kParallelMin)
+    for (int64_t bb = 0; bb < B; ++bb)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t t = 0; t < Tn; ++t)
+          for (int64_t h = 0; h < H; ++h) du[(bb * S + s) * H + h] += dy[((bb * Tn + t) * S + s) * H + h];
+  }
+}
+
+}  // namespace lava::kernels
