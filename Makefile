@@ -15,6 +15,7 @@ TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 # Debian packages LAVA needs to build and run its demo and tests.
 DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+JOBS     := -j$(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps test demo sanitize bench clean data
 
@@ -43,18 +44,18 @@ $(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
 
 # The test runner ends with the line `tests: N passed, M failed` (tests/main.cpp).
 test: deps
-	@$(MAKE) --no-print-directory $(BUILD)/lava $(BUILD)/lava_tests
+	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/lava
+	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	$(BUILD)/lava toy
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree.
 SAN_FLAGS := -std=c++20 -O1 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
              -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
+	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
 	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests
 	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava build/san/lava_tests
 

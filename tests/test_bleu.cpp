@@ -63,8 +63,8 @@ TEST_CASE("bleu: hand-computed two-sentence corpus sums counts before taking pre
   //   geometric mean = (0.9·0.75·0.5·0.25)^(1/4) = 0.084375^(1/4) = 0.5389561679
   //   c = 10 < r = 11  ->  BP = exp(1 − 11/10) = exp(−0.1) = 0.9048374180
   //   BLEU = 100 · 0.9048374180 · 0.5389561679 = 48.7667707438
-  lava::BleuScore s = lava::corpus_bleu(corpus({"the cat sat on the mat", "a b c d"}),
-                                        corpus({"the cat is on the mat", "a b c d e"}));
+  lava::BleuScore s =
+      lava::corpus_bleu(corpus({"the cat sat on the mat", "a b c d"}), corpus({"the cat is on the mat", "a b c d e"}));
   CHECK(s.precision[0] == doctest::Approx(90.0).epsilon(1e-12));
   CHECK(s.precision[1] == doctest::Approx(75.0).epsilon(1e-12));
   CHECK(s.precision[2] == doctest::Approx(50.0).epsilon(1e-12));
@@ -128,8 +128,7 @@ TEST_CASE("bleu: degenerate corpora score 0 and mismatched sizes are a programmi
   lava::BleuScore empty = lava::corpus_bleu({}, {});
   CHECK(empty.bleu == 0);
   CHECK(empty.ref_len == 0);
-  CHECK(lava::format_multi_bleu(empty) ==
-        "BLEU = 0.00, 0.0/0.0/0.0/0.0 (BP=0.000, ratio=0.000, hyp_len=0, ref_len=0)");
+  CHECK(lava::format_multi_bleu(empty) == "BLEU = 0.00, 0.0/0.0/0.0/0.0 (BP=0.000, ratio=0.000, hyp_len=0, ref_len=0)");
 
   // Empty hypotheses against non-empty references: c = 0, BP -> 0, no NaN.
   lava::BleuScore none = lava::corpus_bleu(corpus({"", ""}), corpus({"a b c d", "e f g h"}));

@@ -36,8 +36,11 @@ std::string build_mo(const std::vector<MoMessage>& messages, bool big_endian) {
   uint32_t at = 28 + 16 * n;
   std::string strings;
   std::vector<std::pair<uint32_t, uint32_t>> orig_table, trans_table;
-  for (const auto& m : messages) orig_table.push_back({uint32_t(m.original.size()), at + uint32_t(strings.size())}), strings += m.original + '\0';
-  for (const auto& m : messages) trans_table.push_back({uint32_t(m.translated.size()), at + uint32_t(strings.size())}), strings += m.translated + '\0';
+  for (const auto& m : messages)
+    orig_table.push_back({uint32_t(m.original.size()), at + uint32_t(strings.size())}), strings += m.original + '\0';
+  for (const auto& m : messages)
+    trans_table.push_back({uint32_t(m.translated.size()), at + uint32_t(strings.size())}),
+        strings += m.translated + '\0';
   for (auto [len, off] : orig_table) word(len), word(off);
   for (auto [len, off] : trans_table) word(len), word(off);
   return out + strings;
@@ -123,11 +126,12 @@ TEST_CASE("mo: every single-byte corruption parses or throws InputError, never c
 }
 
 TEST_CASE("clean and tokenize survive arbitrary bytes") {
+  const std::string alphabet = "%{<&_~@$\n\t.-'\xc3\xe2\x80\xff ab9";
   std::string junk;
   uint32_t x = 12345;
   for (int k = 0; k < 4000; ++k) {
     x = x * 1664525u + 1013904223u;
-    junk += "%{<&_~@$\n\t.-'\xc3\xe2\x80\xff ab9"[(x >> 24) % 24];
+    junk += alphabet[(x >> 24) % alphabet.size()];
   }
   for (size_t len : {size_t(1), size_t(7), size_t(100), junk.size()}) {
     auto pairs = clean_message(junk.substr(0, len), junk.substr(junk.size() - len));
@@ -198,10 +202,10 @@ TEST_CASE("clean: whole messages pair up only where both sides agree") {
   REQUIRE(two.size() == 2);
   CHECK(two[1].src == "Zwei ist besser.");
   CHECK(two[1].tgt == "Two is better.");
-  CHECK(clean_message("Eins. Zwei.", "One, two.").size() == 1);                // sentence counts differ: kept whole
+  CHECK(clean_message("Eins. Zwei.", "One, two.").size() == 1);                   // sentence counts differ: kept whole
   CHECK(clean_message("Zeile eins.\nZeile zwei.", "Line one and two.").empty());  // line counts differ: dropped
   CHECK(clean_message("  --footer[=TEXT]   Fußzeile", "  --footer[=TEXT]").empty());
-  CHECK(clean_message("Block ist defekt", "@b is bad").empty());                    // e2fsck "@b" abbreviation
+  CHECK(clean_message("Block ist defekt", "@b is bad").empty());  // e2fsck "@b" abbreviation
   CHECK(clean_message("Fehler an a@b.org melden", "Report bugs to a@b.org").size() == 1);
   auto help = clean_message("  -a, --all      _Alle zeigen (%s)", "  -a, --all       show _all (%s)");
   REQUIRE(help.size() == 1);
@@ -210,14 +214,16 @@ TEST_CASE("clean: whole messages pair up only where both sides agree") {
 }
 
 TEST_CASE("clean: token filters") {
-  auto t = [](std::initializer_list<const char*> words) { return std::vector<std::string>(words.begin(), words.end()); };
+  auto t = [](std::initializer_list<const char*> words) {
+    return std::vector<std::string>(words.begin(), words.end());
+  };
   CHECK(keep_token_pair(t({"datei", "öffnen"}), t({"open", "file"}), 1, 50));
-  CHECK_FALSE(keep_token_pair(t({"x"}), t({"x"}), 1, 50));                             // identical
-  CHECK_FALSE(keep_token_pair(t({"42", "%"}), t({"42", "!"}), 1, 50));                  // no letters
-  CHECK_FALSE(keep_token_pair(t({"a", "b"}), t({"c", "d", "e"}), 1, 2));                 // too long
-  CHECK_FALSE(keep_token_pair(t({"a"}), t({"c"}), 2, 50));                               // too short
-  CHECK_FALSE(keep_token_pair(t({"a", "b"}), t({"c", "d", "e", "f", "g"}), 1, 50));      // ratio 2.5, longer > 4
-  CHECK(keep_token_pair(t({"a"}), t({"c", "d", "e", "f"}), 1, 50));                      // ratio 4 but short
+  CHECK_FALSE(keep_token_pair(t({"x"}), t({"x"}), 1, 50));                           // identical
+  CHECK_FALSE(keep_token_pair(t({"42", "%"}), t({"42", "!"}), 1, 50));               // no letters
+  CHECK_FALSE(keep_token_pair(t({"a", "b"}), t({"c", "d", "e"}), 1, 2));             // too long
+  CHECK_FALSE(keep_token_pair(t({"a"}), t({"c"}), 2, 50));                           // too short
+  CHECK_FALSE(keep_token_pair(t({"a", "b"}), t({"c", "d", "e", "f", "g"}), 1, 50));  // ratio 2.5, longer > 4
+  CHECK(keep_token_pair(t({"a"}), t({"c", "d", "e", "f"}), 1, 50));                  // ratio 4 but short
 }
 
 TEST_CASE("tokenize: options, compounds, numbers, punctuation, case") {
@@ -230,13 +236,15 @@ TEST_CASE("tokenize: options, compounds, numbers, punctuation, case") {
   CHECK(toks("-l and -5") == std::vector<std::string>{"-l", "and", "-5"});
   CHECK(toks("a - b") == std::vector<std::string>{"a", "-", "b"});
   CHECK(toks("10.000 und 3,14") == std::vector<std::string>{"10.000", "und", "3,14"});
-  CHECK(toks("file.txt, »Größe«:") == std::vector<std::string>{"file", ".", "txt", ",", "»", "größe", "«", ":"});
+  CHECK(join_tokens(toks("file.txt, »Größe«:")) == "file . txt , » größe « :");
   CHECK(toks("x\xff\xfe y") == std::vector<std::string>{"x", "y"});  // malformed bytes vanish, no crash
-  CHECK(toks("") .empty());
+  CHECK(toks("").empty());
   CHECK(is_valid_utf8("Größe €"));
-  CHECK_FALSE(is_valid_utf8("Gr\xf6\xdf" "e"));  // Latin-1 bytes
-  CHECK_FALSE(is_valid_utf8("\xc3"));             // truncated
-  CHECK_FALSE(is_valid_utf8("\xc0\xaf"));         // overlong '/'
+  CHECK_FALSE(
+      is_valid_utf8("Gr\xf6\xdf"
+                    "e"));                 // Latin-1 bytes
+  CHECK_FALSE(is_valid_utf8("\xc3"));      // truncated
+  CHECK_FALSE(is_valid_utf8("\xc0\xaf"));  // overlong '/'
 }
 
 TEST_CASE("split: deterministic, about 2.5% valid and 2.5% test, salted by the seed") {
@@ -265,7 +273,10 @@ TEST_CASE("gettext: dedup keeps first package; duplicate sources share one split
   CHECK(pairs.pairs()[1].src == "datei öffnen");
   MoCatalog latin1;
   latin1.header = "Content-Type: text/plain; charset=ISO-8859-1\n";
-  latin1.entries.push_back({"", {"Size"}, {"Gr\xf6\xdf" "e"}});
+  latin1.entries.push_back({"",
+                            {"Size"},
+                            {"Gr\xf6\xdf"
+                             "e"}});
   latin1.entries.push_back({"", {"Untranslated"}, {""}});
   CHECK(pairs.add_catalog(latin1, 2) == 1);
   CHECK(pairs.pairs().back().src == "größe");
@@ -284,13 +295,15 @@ TEST_CASE("gettext: end to end on a local .deb, then cached") {
   std::vector<MoMessage> messages = {{"", "Content-Type: text/plain; charset=UTF-8\n"}};
   for (int k = 0; k < 1500; ++k) {
     messages.push_back({fmt::format("Open file number {} now", k), fmt::format("Datei Nummer {} jetzt öffnen", k)});
-    if (k % 3 == 0) messages.push_back({fmt::format("Open document {} now", k), fmt::format("Datei Nummer {} jetzt öffnen", k)});
+    if (k % 3 == 0)
+      messages.push_back({fmt::format("Open document {} now", k), fmt::format("Datei Nummer {} jetzt öffnen", k)});
   }
   write_file_atomic(root + "/usr/share/locale/de/LC_MESSAGES/test.mo", build_mo(messages, false));
   write_file_atomic(root + "/usr/share/locale/fr/LC_MESSAGES/test.mo", build_mo(kSample, false));
   fs::create_directories(dir + "/cache/debs");
   const std::string deb = dir + "/cache/debs/lava-test-catalog_1%3a2.0-1_all.deb";
-  REQUIRE(std::system(("dpkg-deb --root-owner-group -b " + shell_quote(root) + " " + shell_quote(deb) + " >/dev/null").c_str()) == 0);
+  REQUIRE(std::system(("dpkg-deb --root-owner-group -b " + shell_quote(root) + " " + shell_quote(deb) + " >/dev/null")
+                          .c_str()) == 0);
 
   GettextOptions o;
   o.out_dir = dir + "/out";
@@ -315,7 +328,8 @@ TEST_CASE("gettext: end to end on a local .deb, then cached") {
     for (int b = a + 1; b < 3; ++b)
       for (const auto& sentence : seen[a]) CHECK(seen[b].count(sentence) == 0);
   CHECK(seen[0].count("datei nummer 3 jetzt öffnen") + seen[1].count("datei nummer 3 jetzt öffnen") +
-            seen[2].count("datei nummer 3 jetzt öffnen") == 1);
+            seen[2].count("datei nummer 3 jetzt öffnen") ==
+        1);
   CHECK(read_file(o.out_dir + "/manifest.tsv") == "package\tversion\tpairs\nlava-test-catalog\t1:2.0-1\t2000\n");
 
   GettextSummary again = build_gettext_corpus(o);

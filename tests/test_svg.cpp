@@ -36,7 +36,8 @@ size_t entity_length(const std::string& s, size_t i) {
     bool hex = j < s.size() && s[j] == 'x';
     if (hex) ++j;
     size_t digits = 0;
-    while (j < s.size() && (hex ? std::isxdigit(static_cast<unsigned char>(s[j])) : std::isdigit(static_cast<unsigned char>(s[j]))))
+    while (j < s.size() &&
+           (hex ? std::isxdigit(static_cast<unsigned char>(s[j])) : std::isdigit(static_cast<unsigned char>(s[j]))))
       ++j, ++digits;
     if (digits > 0 && j < s.size() && s[j] == ';') return j + 1 - i;
   }
@@ -314,8 +315,8 @@ TEST_CASE("svg: heatmap puts the words on both axes and a colour scale beside") 
 TEST_CASE("svg: heatmap pair shows two panels with their titles on one scale") {
   std::vector<std::string> rows = {"a", "b"}, cols = {"x", "y", "z"};
   std::vector<double> prior = {0.2, 0.3, 0.5, 0.6, 0.2, 0.2}, post = {0.9, 0.05, 0.05, 0.1, 0.8, 0.1};
-  std::string doc = lava::render_heatmap_pair("prior vs posterior", rows, cols, prior, "prior p(z|x)", post,
-                                              "posterior q(z|x,y)");
+  std::string doc =
+      lava::render_heatmap_pair("prior vs posterior", rows, cols, prior, "prior p(z|x)", post, "posterior q(z|x,y)");
   CHECK(xml_problem(doc) == "");
   CHECK(doc.find(">prior p(z|x)<") != std::string::npos);
   CHECK(doc.find(">posterior q(z|x,y)<") != std::string::npos);
@@ -342,9 +343,9 @@ TEST_CASE("svg: image attention draws the scene once and tints regions per panel
   CHECK(doc.find("where is the &lt;bag&gt; ?") != std::string::npos);
   CHECK(doc.find(">prior<") != std::string::npos);
   CHECK(doc.find(">posterior<") != std::string::npos);
-  CHECK(doc.find("fill=\"#ffffff\"") != std::string::npos);   // the white bar's pixels
-  CHECK(count(doc, "fill-opacity=\"0.750\"") == 1);         // full tint only on the largest weight (0.8)
-  CHECK(count(doc, "stroke=\"#ffd400\"") == 2);             // one argmax outline per panel
+  CHECK(doc.find("fill=\"#ffffff\"") != std::string::npos);  // the white bar's pixels
+  CHECK(count(doc, "fill-opacity=\"0.750\"") == 1);          // full tint only on the largest weight (0.8)
+  CHECK(count(doc, "stroke=\"#ffd400\"") == 2);              // one argmax outline per panel
   CHECK(doc.find(">0.80<") != std::string::npos);
   CHECK(doc.find(">nan<") != std::string::npos);
   CHECK_FALSE(has_non_finite_number(doc));
@@ -362,7 +363,8 @@ TEST_CASE("svg: image attention draws the scene once and tints regions per panel
   SUBCASE("no image, no weights, odd grid") {
     CHECK(xml_problem(lava::render_image_attention("empty", {}, 0, 0, 3, 3, w, {})) == "");
     CHECK(xml_problem(lava::render_image_attention("plain", px, H, W, 3, 3, {}, {})) == "");
-    CHECK(xml_problem(lava::render_image_attention("tiny", {0.5f, 1.f}, 1, 2, 4, 5, {std::vector<double>(20, 0.05)}, {})) == "");
+    CHECK(xml_problem(lava::render_image_attention("tiny", {0.5f, 1.f}, 1, 2, 4, 5, {std::vector<double>(20, 0.05)},
+                                                   {})) == "");
   }
   CHECK_THROWS_AS(lava::render_image_attention("", px, H, W, 3, 3, {{0.5, 0.5}}, {}), std::logic_error);
   CHECK_THROWS_AS(lava::render_image_attention("", px, H, W, 3, 3, w, {"only one"}), std::logic_error);

@@ -1,6 +1,5 @@
 // The synthetic translation task: determinism, alignment validity, reordering, file consistency.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "data/gettext_corpus.hpp"
 #include "data/scenes.hpp"
+#include "data/vqa_questions.hpp"
 #include "data/synth_task.hpp"
 
 namespace lava {
@@ -65,19 +66,51 @@ int data_synth(int argc, char** argv) {
   return 0;
 }
 
+int data_scenes(int argc, char** argv) {
+  CommandLine cl("data scenes", "lava data scenes --out DIR [options]",
+                 "Builds a VQA-style set from Debian's Fashion-MNIST images: 3x3 scenes of items, questions (what is at\n"
+                 "a position, where is an item, what is left of / right of / above / below an item, how many, is there)\n"
+                 "with the regions that answer them. Train scenes use the training images, test scenes the t10k images,\n"
+                 "validation is held out from train. Region features are computed from the images when read.");
+  cl.options().add_options()                                                                           //
+      ("out", po::value<std::string>(), "output directory")                                            //
+      ("mnist", po::value<std::string>()->default_value("/usr/share/datasets/fashion-mnist"), "IDX files")  //
+      ("train", po::value<std::string>()->default_value("50000"), "training scenes")                   //
+      ("valid", po::value<std::string>()->default_value("5000"), "validation scenes")                  //
+      ("test", po::value<std::string>()->default_value("10000"), "test scenes")                        //
+      ("questions", po::value<std::string>()->default_value("5"), "questions per scene");
+  if (!cl.parse(argc, argv)) return 0;
+  ScenesOptions o;
+  o.out_dir = cl.get_string("out");
+  o.mnist_dir = cl.get_string("mnist");
+  o.seed = cl.common().seed;
+  o.train_scenes = int(cl.get_int("train", 1, 10000000));
+  o.valid_scenes = int(cl.get_int("valid", 1, 10000000));
+  o.test_scenes = int(cl.get_int("test", 1, 10000000));
+  o.questions_per_scene = int(cl.get_int("questions", 1, 100));
+  const ScenesReport r = build_scenes(o);
+  std::printf("%s: %d/%d/%d scenes, %d/%d/%d questions, %d answers; test accuracy of the majority answer %.1f%%, "
+              "of a question-only oracle %.1f%% (%.1f s)\n",
+              o.out_dir.c_str(), r.scenes[0], r.scenes[1], r.scenes[2], r.questions[0], r.questions[1], r.questions[2],
+              r.answer_vocab, 100 * r.baselines.majority, 100 * r.baselines.oracle, r.seconds);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_data(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf("usage: lava data gettext|synth [options]\n\n"
+    std::printf("usage: lava data gettext|synth|scenes [options]\n\n"
                 "  gettext  German-English corpus from Debian's translation catalogs\n"
-                "  synth    synthetic translation task with gold alignments\n");
+                "  synth    synthetic translation task with gold alignments\n"
+                "  scenes   VQA-style questions about 3x3 scenes of Fashion-MNIST items\n");
     return argc < 2 ? 2 : 0;
   }
   const std::string what = argv[1];
   if (what == "gettext") return data_gettext(argc - 1, argv + 1);
   if (what == "synth") return data_synth(argc - 1, argv + 1);
-  throw UsageError("lava data: unknown data set '" + what + "' (gettext|synth)");
+  if (what == "scenes") return data_scenes(argc - 1, argv + 1);
+  throw UsageError("lava data: unknown data set '" + what + "' (gettext|synth|scenes)");
 }
 
 }  // namespace lava

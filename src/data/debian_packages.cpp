@@ -76,8 +76,10 @@ std::map<std::string, DebFile> debs_in(const std::string& deb_dir) {
 std::string shell_quote(std::string_view arg) {
   std::string out = "'";
   for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -123,9 +125,9 @@ std::vector<DebFile> fetch_debs(const std::vector<std::string>& packages, const 
       for (const auto& line : lines_of(read_or_empty(log)))
         if (line.starts_with("E:")) last_error = line;
       if (failed.size() * 2 > missing.size())
-        throw InputError(fmt::format("apt-get download failed for {} of {} packages (first: {}); apt said: {} (log: {})",
-                                     failed.size(), missing.size(), failed.front(),
-                                     last_error.empty() ? "nothing" : last_error, log));
+        throw InputError(fmt::format(
+            "apt-get download failed for {} of {} packages (first: {}); apt said: {} (log: {})", failed.size(),
+            missing.size(), failed.front(), last_error.empty() ? "nothing" : last_error, log));
       for (const auto& p : failed)
         fmt::print(stderr, "gettext: warning: skipping {}: apt-get cannot download it (log: {})\n", p, log);
     }
@@ -181,22 +183,106 @@ std::vector<std::string> gettext_package_names(const std::string& lang) {
   // "%qD", "%<...%>"), aptitude-common ("%Bkeep%b" markup), blender-data (stale German catalog), the large game
   // and documentation packages (supertuxkart, widelands, wesnoth, kstars: 80-600 MB each for a few thousand pairs).
   std::vector<std::string> names = {
-      "libreoffice-l10n-{lang}", "inkscape", "freeciv-data", "gimp-data", "digikam-data", "postgresql-15", "gramps",
-      "vlc-l10n", "git", "gnucash-common", "fontforge-common", "evolution-common", "util-linux-locales",
-      "darktable", "audacity-data", "cinnamon-l10n", "claws-mail-i18n", "gnumeric-common", "libgtk-3-common",
-      "vim-runtime", "pidgin-data", "libgphoto2-l10n", "k3b-i18n", "grisbi-common", "gnupg-l10n", "coreutils",
-      "network-manager", "filezilla-common", "minetest-data", "hugin-data", "gnome-control-center-data",
-      "e2fsprogs-l10n", "orca", "konversation-data", "mutt", "libc-l10n", "evolution-data-server-common", "dpkg",
-      "lynx-common", "kdenlive-data", "libsane-common", "libglib2.0-data", "shotwell-common", "ktorrent-data",
-      "hexchat-common", "mc-data", "geany-common", "mypaint-data", "libexif12", "sudo", "gnome-software-common",
-      "gnome-builder", "brasero-common", "cryptsetup-bin", "texinfo", "gawk", "caja-common", "bash", "thunar-data",
-      "system-config-printer-common", "rhythmbox-data", "gettext", "epiphany-browser-data", "pan",
-      "gnome-disk-utility", "xournalpp", "dolphin", "synaptic", "wget", "libgweather-4-common", "homebank-data",
-      "network-manager-gnome", "nano", "aisleriot", "nautilus-data", "procps", "iso-codes", "tar", "gftp-common",
-      "gedit-common", "login", "binutils-common", "gnote", "geary", "mate-control-center-common",
-      "gnome-settings-daemon-common", "pulseaudio", "seahorse", "libgpg-error-l10n", "gnome-shell-common", "apt",
-      "gnome-panel-data", "meld", "mate-panel-common", "make", "xfce4-settings", "libgstreamer1.0-0",
-      "gnome-terminal-data", "kbd", "udisks2",
+      "libreoffice-l10n-{lang}",
+      "inkscape",
+      "freeciv-data",
+      "gimp-data",
+      "digikam-data",
+      "postgresql-15",
+      "gramps",
+      "vlc-l10n",
+      "git",
+      "gnucash-common",
+      "fontforge-common",
+      "evolution-common",
+      "util-linux-locales",
+      "darktable",
+      "audacity-data",
+      "cinnamon-l10n",
+      "claws-mail-i18n",
+      "gnumeric-common",
+      "libgtk-3-common",
+      "vim-runtime",
+      "pidgin-data",
+      "libgphoto2-l10n",
+      "k3b-i18n",
+      "grisbi-common",
+      "gnupg-l10n",
+      "coreutils",
+      "network-manager",
+      "filezilla-common",
+      "minetest-data",
+      "hugin-data",
+      "gnome-control-center-data",
+      "e2fsprogs-l10n",
+      "orca",
+      "konversation-data",
+      "mutt",
+      "libc-l10n",
+      "evolution-data-server-common",
+      "dpkg",
+      "lynx-common",
+      "kdenlive-data",
+      "libsane-common",
+      "libglib2.0-data",
+      "shotwell-common",
+      "ktorrent-data",
+      "hexchat-common",
+      "mc-data",
+      "geany-common",
+      "mypaint-data",
+      "libexif12",
+      "sudo",
+      "gnome-software-common",
+      "gnome-builder",
+      "brasero-common",
+      "cryptsetup-bin",
+      "texinfo",
+      "gawk",
+      "caja-common",
+      "bash",
+      "thunar-data",
+      "system-config-printer-common",
+      "rhythmbox-data",
+      "gettext",
+      "epiphany-browser-data",
+      "pan",
+      "gnome-disk-utility",
+      "xournalpp",
+      "dolphin",
+      "synaptic",
+      "wget",
+      "libgweather-4-common",
+      "homebank-data",
+      "network-manager-gnome",
+      "nano",
+      "aisleriot",
+      "nautilus-data",
+      "procps",
+      "iso-codes",
+      "tar",
+      "gftp-common",
+      "gedit-common",
+      "login",
+      "binutils-common",
+      "gnote",
+      "geary",
+      "mate-control-center-common",
+      "gnome-settings-daemon-common",
+      "pulseaudio",
+      "seahorse",
+      "libgpg-error-l10n",
+      "gnome-shell-common",
+      "apt",
+      "gnome-panel-data",
+      "meld",
+      "mate-panel-common",
+      "make",
+      "xfce4-settings",
+      "libgstreamer1.0-0",
+      "gnome-terminal-data",
+      "kbd",
+      "udisks2",
   };
   for (auto& n : names)
     if (auto at = n.find("{lang}"); at != std::string::npos) n.replace(at, 6, lang);

@@ -88,8 +88,10 @@ size_t GettextPairs::add_catalog(const MoCatalog& catalog, int package) {
     const size_t forms = std::min(entry.msgid.size(), entry.msgstr.size());
     for (size_t k = 0; k < forms; ++k) {
       if (entry.msgstr[k].empty()) continue;  // untranslated
-      if (latin1) added += add_message(latin1_to_utf8(entry.msgstr[k]), latin1_to_utf8(entry.msgid[k]), package);
-      else added += add_message(entry.msgstr[k], entry.msgid[k], package);
+      if (latin1)
+        added += add_message(latin1_to_utf8(entry.msgstr[k]), latin1_to_utf8(entry.msgid[k]), package);
+      else
+        added += add_message(entry.msgstr[k], entry.msgid[k], package);
     }
   }
   return added;
@@ -101,7 +103,8 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   if (lang.empty() || lang == "en" || !std::all_of(lang.begin(), lang.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '@';
       }))
-    throw UsageError(fmt::format("--lang: '{}' is not a gettext language code other than en (e.g. de, fr, pt_BR)", lang));
+    throw UsageError(
+        fmt::format("--lang: '{}' is not a gettext language code other than en (e.g. de, fr, pt_BR)", lang));
   if (options.out_dir.empty()) throw UsageError("--out: an output folder is required");
   if (options.min_tokens < 1 || options.max_tokens < options.min_tokens)
     throw UsageError(fmt::format("token limits {}..{}: need 1 <= min <= max", options.min_tokens, options.max_tokens));
@@ -109,7 +112,9 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   const std::string& out = options.out_dir;
   const std::array<std::string, 3> split_names = {"train", "valid", "test"};
   const std::string manifest = out + "/manifest.tsv";
-  auto file_of = [&](size_t split, const std::string& side) { return fmt::format("{}/{}.{}", out, split_names[split], side); };
+  auto file_of = [&](size_t split, const std::string& side) {
+    return fmt::format("{}/{}.{}", out, split_names[split], side);
+  };
 
   GettextSummary summary;
   bool all_there = fs::exists(manifest);
@@ -135,7 +140,8 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   const std::vector<std::string> names = options.packages.empty() ? gettext_package_names(lang) : options.packages;
   const std::vector<DebFile> debs = fetch_debs(names, cache + "/debs", options.quiet);
   if (debs.empty()) throw InputError("gettext: no package could be fetched");
-  if (!options.quiet) fmt::print(stderr, "gettext: {} packages ready after {:.1f} s\n", debs.size(), seconds_since(start));
+  if (!options.quiet)
+    fmt::print(stderr, "gettext: {} packages ready after {:.1f} s\n", debs.size(), seconds_since(start));
 
   const std::vector<std::string> patterns = {"*/" + lang + "/LC_MESSAGES/*.mo"};
   GettextPairs pairs(options.min_tokens, options.max_tokens);
@@ -150,8 +156,8 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
       }
     }
     if (!options.quiet)
-      fmt::print(stderr, "gettext: [{}/{}] {} {}: {} pairs (total {}, {:.1f} s)\n", i + 1, debs.size(),
-                 debs[i].package, debs[i].version, contributed[i], pairs.pairs().size(), seconds_since(start));
+      fmt::print(stderr, "gettext: [{}/{}] {} {}: {} pairs (total {}, {:.1f} s)\n", i + 1, debs.size(), debs[i].package,
+                 debs[i].version, contributed[i], pairs.pairs().size(), seconds_since(start));
   }
 
   // Split by a hash of the source sentence, keeping the catalog order within each split.

@@ -17,9 +17,9 @@ namespace lava {
 
 struct GettextOptions {
   std::string lang = "de";
-  std::string out_dir;                // e.g. data/gettext-de-en
-  std::string cache_dir;              // CACHE/debs/*.deb, CACHE/unpacked-LANG/PACKAGE/; "" = OUT_DIR/../debian-cache
-  uint64_t seed = 1;                  // salts the split hash
+  std::string out_dir;    // e.g. data/gettext-de-en
+  std::string cache_dir;  // CACHE/debs/*.deb, CACHE/unpacked-LANG/PACKAGE/; "" = OUT_DIR/../debian-cache
+  uint64_t seed = 1;      // salts the split hash
   int min_tokens = 1, max_tokens = 50;
   bool quiet = false;                 // no progress lines on stderr
   std::vector<std::string> packages;  // "" = the pinned list (gettext_package_names)

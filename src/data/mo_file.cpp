@@ -12,9 +12,7 @@ namespace {
 constexpr uint32_t kMoMagic = 0x950412deu;
 constexpr size_t kHeaderBytes = 28;
 
-uint32_t bswap32(uint32_t x) {
-  return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
-}
+uint32_t bswap32(uint32_t x) { return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24); }
 
 // Reads little-endian words and swaps them when the catalog was written big-endian.
 struct WordReader {
@@ -45,7 +43,8 @@ std::vector<std::string> split_on_nul(std::string_view s) {
 
 MoCatalog parse_mo(std::string_view bytes, const std::string& file_name) {
   auto corrupt = [&](const std::string& what) { return input_error(file_name, 0, "not a valid .mo catalog: " + what); };
-  if (bytes.size() < kHeaderBytes) throw corrupt(fmt::format("{} bytes, shorter than the 28-byte header", bytes.size()));
+  if (bytes.size() < kHeaderBytes)
+    throw corrupt(fmt::format("{} bytes, shorter than the 28-byte header", bytes.size()));
   WordReader word{bytes, false};
   uint32_t magic = word.at(0);
   if (magic == bswap32(kMoMagic)) {
@@ -59,14 +58,14 @@ MoCatalog parse_mo(std::string_view bytes, const std::string& file_name) {
   // Each table holds `count` pairs of 32-bit words; 64-bit arithmetic so no sum can wrap.
   for (uint64_t table : {originals, translations})
     if (table + count * 8 > bytes.size())
-      throw corrupt(fmt::format("string table at offset {} with {} entries runs past the end ({} bytes)", table,
-                                count, bytes.size()));
+      throw corrupt(fmt::format("string table at offset {} with {} entries runs past the end ({} bytes)", table, count,
+                                bytes.size()));
 
   auto string_at = [&](uint64_t table, uint64_t index) -> std::string_view {
     uint64_t length = word.at(table + 8 * index), offset = word.at(table + 8 * index + 4);
     if (offset + length > bytes.size())
-      throw corrupt(fmt::format("string {} (offset {}, length {}) runs past the end ({} bytes)", index, offset,
-                                length, bytes.size()));
+      throw corrupt(fmt::format("string {} (offset {}, length {}) runs past the end ({} bytes)", index, offset, length,
+                                bytes.size()));
     return bytes.substr(offset, length);
   };
 

@@ -18,14 +18,14 @@
 namespace lava {
 
 struct MoEntry {
-  std::string context;               // msgctxt, empty when there is none
-  std::vector<std::string> msgid;    // {singular} or {singular, plural}
-  std::vector<std::string> msgstr;   // {translation} or {plural form 0, form 1, ...}
+  std::string context;              // msgctxt, empty when there is none
+  std::vector<std::string> msgid;   // {singular} or {singular, plural}
+  std::vector<std::string> msgstr;  // {translation} or {plural form 0, form 1, ...}
 };
 
 struct MoCatalog {
-  std::string header;             // msgstr of the empty msgid: "Content-Type: text/plain; charset=UTF-8\n..."
-  std::vector<MoEntry> entries;   // every message in table order, the header left out
+  std::string header;            // msgstr of the empty msgid: "Content-Type: text/plain; charset=UTF-8\n..."
+  std::vector<MoEntry> entries;  // every message in table order, the header left out
 };
 
 // Throws InputError "FILE: ..." naming `file_name` when the bytes are not a valid .mo file

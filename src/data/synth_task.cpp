@@ -20,7 +20,9 @@ struct Draws {
   uint64_t below(uint64_t n) { return rng.below(index++, n); }
   bool chance(double p) { return rng.uniform(index++) < p; }
   template <class T>
-  const T& pick(const std::vector<T>& items) { return items[below(items.size())]; }
+  const T& pick(const std::vector<T>& items) {
+    return items[below(items.size())];
+  }
 };
 
 // One word of a category: its source form and its target rendering (0, 1 or 2 words).
@@ -34,8 +36,8 @@ struct Lexicon {
   std::vector<Word> determiners;   // [0] definite, [1] indefinite, [2] demonstrative, [3] dropped in the target
   std::vector<Word> prepositions;  // [0] contracts with the definite determiner
   std::vector<Word> complementisers;
-  Word particle;                   // no target
-  std::string contraction;         // target of prepositions[0] + determiners[0]
+  Word particle;            // no target
+  std::string contraction;  // target of prepositions[0] + determiners[0]
 };
 
 // Pronounceable pseudo-words, distinct within each language. Source and target use different sound inventories
@@ -190,8 +192,9 @@ struct Grammar {
 
 // Target-major order: sorted by target index, then source index.
 void sort_alignment(SynthPair& pair) {
-  std::sort(pair.align.begin(), pair.align.end(),
-            [](const auto& x, const auto& y) { return x.second != y.second ? x.second < y.second : x.first < y.first; });
+  std::sort(pair.align.begin(), pair.align.end(), [](const auto& x, const auto& y) {
+    return x.second != y.second ? x.second < y.second : x.first < y.first;
+  });
 }
 
 SynthPair sentence(const Lexicon& lex, Draws& draws) {
@@ -269,7 +272,8 @@ void build_synth_task(const SynthOptions& o) {
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) throw input_error(o.out_dir, 0, "cannot create the output folder: " + ec.message());
 
-  const std::array<std::pair<const char*, int>, 3> splits = {{{"train", o.train}, {"valid", o.valid}, {"test", o.test}}};
+  const std::array<std::pair<const char*, int>, 3> splits = {
+      {{"train", o.train}, {"valid", o.valid}, {"test", o.test}}};
   size_t begin = 0;
   for (const auto& [name, count] : splits) {
     std::string src, tgt, align;

@@ -103,8 +103,10 @@ std::string drop_tags(std::string_view text) {
       while (k < text.size() && (ascii_alnum(text[k]) || text[k] == ':' || text[k] == '_' || text[k] == '-')) ++k;
       std::string_view name = text.substr(name_begin, k - name_begin);
       size_t close = npos;
-      if (k < text.size() && text[k] == '>') close = k;
-      else if (k + 1 < text.size() && text[k] == '/' && text[k + 1] == '>') close = k + 1;
+      if (k < text.size() && text[k] == '>')
+        close = k;
+      else if (k + 1 < text.size() && text[k] == '/' && text[k + 1] == '>')
+        close = k + 1;
       else if (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n')) {
         size_t end = text.find_first_of("<>", k);
         if (end != npos && text[end] == '>') close = end;
@@ -128,12 +130,11 @@ std::string html_unescape(std::string_view text) {
     char32_t cp;
   };
   static constexpr std::array<Named, 32> kNamed = {{
-      {"amp", '&'},      {"lt", '<'},        {"gt", '>'},        {"quot", '"'},      {"apos", '\''},
-      {"nbsp", 0xA0},    {"shy", 0xAD},      {"copy", 0xA9},     {"reg", 0xAE},      {"deg", 0xB0},
-      {"laquo", 0xAB},   {"raquo", 0xBB},    {"times", 0xD7},    {"auml", 0xE4},     {"ouml", 0xF6},
-      {"uuml", 0xFC},    {"Auml", 0xC4},     {"Ouml", 0xD6},     {"Uuml", 0xDC},     {"szlig", 0xDF},
-      {"eacute", 0xE9},  {"egrave", 0xE8},   {"ndash", 0x2013},  {"mdash", 0x2014},  {"lsquo", 0x2018},
-      {"rsquo", 0x2019}, {"sbquo", 0x201A},  {"ldquo", 0x201C},  {"rdquo", 0x201D},  {"bdquo", 0x201E},
+      {"amp", '&'},       {"lt", '<'},       {"gt", '>'},       {"quot", '"'},     {"apos", '\''},    {"nbsp", 0xA0},
+      {"shy", 0xAD},      {"copy", 0xA9},    {"reg", 0xAE},     {"deg", 0xB0},     {"laquo", 0xAB},   {"raquo", 0xBB},
+      {"times", 0xD7},    {"auml", 0xE4},    {"ouml", 0xF6},    {"uuml", 0xFC},    {"Auml", 0xC4},    {"Ouml", 0xD6},
+      {"Uuml", 0xDC},     {"szlig", 0xDF},   {"eacute", 0xE9},  {"egrave", 0xE8},  {"ndash", 0x2013}, {"mdash", 0x2014},
+      {"lsquo", 0x2018},  {"rsquo", 0x2019}, {"sbquo", 0x201A}, {"ldquo", 0x201C}, {"rdquo", 0x201D}, {"bdquo", 0x201E},
       {"hellip", 0x2026}, {"trade", 0x2122},
   }};
   std::string out;
@@ -177,6 +178,11 @@ std::string strip_format_specifiers(std::string_view text) {
   bool removed = false;
   const size_t n = text.size();
   auto at = [&](size_t k) { return k < n ? text[k] : '\0'; };
+  auto skip_digits = [&](size_t k) {
+    while (ascii_digit(at(k))) ++k;
+    return k;
+  };
+  auto skip_width = [&](size_t k) { return at(k) == '*' ? k + 1 : skip_digits(k); };  // "*" or digits
   for (size_t i = 0; i < n;) {
     const char c = text[i];
     size_t end = i;  // one past the specifier, when one starts at i
@@ -196,31 +202,19 @@ std::string strip_format_specifiers(std::string_view text) {
           for (++k; ascii_digit(at(k));) ++k;
         if (in(at(k), "diouxXeEfFgGcrsa")) end = k + 1;
       }
-    } else if (c == '%') {  // printf, then Qt/KDE %1 and %L1
-      size_t k = i + 1;
-      size_t digits = k;
-      while (ascii_digit(at(k))) ++k;
-      if (k > digits && at(k) == '$') ++k;
-      else k = digits;
+    } else if (c == '%') {  // printf: %[N$][flags][width][.precision][length]conversion; then Qt/KDE %1, %L1
+      size_t k = skip_digits(i + 1);
+      k = (k > i + 1 && at(k) == '$') ? k + 1 : i + 1;
       while (in(at(k), "-+#0'")) ++k;
-      if (at(k) == '*') ++k;
-      else
-        while (ascii_digit(at(k))) ++k;
-      if (at(k) == '.') {
-        ++k;
-        if (at(k) == '*') ++k;
-        else
-          while (ascii_digit(at(k))) ++k;
-      }
-      if ((at(k) == 'h' && at(k + 1) == 'h') || (at(k) == 'l' && at(k + 1) == 'l')) k += 2;
-      else if (in(at(k), "hlLqjzZtI")) ++k;
+      k = skip_width(k);
+      if (at(k) == '.') k = skip_width(k + 1);
+      bool doubled = (at(k) == 'h' && at(k + 1) == 'h') || (at(k) == 'l' && at(k + 1) == 'l');
+      k += doubled ? 2 : in(at(k), "hlLqjzZtI") ? 1 : 0;
       // A conversion glued to lower-case letters is a word ("50%ige"), not a specifier.
-      if (in(at(k), "diouxXeEfFgGaAcspnmCS") && !(at(k + 1) >= 'a' && at(k + 1) <= 'z')) end = k + 1;
-      else if (ascii_digit(at(i + 1)) || (at(i + 1) == 'L' && ascii_digit(at(i + 2)))) {
-        k = i + (at(i + 1) == 'L' ? 2 : 1);
-        while (ascii_digit(at(k))) ++k;
-        end = k;
-      }
+      if (in(at(k), "diouxXeEfFgGaAcspnmCS") && !(at(k + 1) >= 'a' && at(k + 1) <= 'z'))
+        end = k + 1;
+      else if (ascii_digit(at(i + 1)) || (at(i + 1) == 'L' && ascii_digit(at(i + 2))))
+        end = skip_digits(i + (at(i + 1) == 'L' ? 2 : 1));
     } else if (c == '{') {  // Python str.format: {0}, {name}, {}, {0:>8}, {x!r}
       size_t k = i + 1;
       while (ascii_alnum(at(k)) || at(k) == '_' || at(k) == '.') ++k;
@@ -247,9 +241,9 @@ std::string strip_format_specifiers(std::string_view text) {
   if (!removed) return out;
   // Quotes and brackets that only held a specifier: "'%s'" -> "''" -> "".
   static constexpr std::array<std::string_view, 19> kEmptyPairs = {
-      "''", "\"\"", "``", "`'", "()", "[]", "<>", "{}", "\u2018\u2019", "\u201C\u201D", "\u201E\u201C",
-      "\u201E\u201D", "\u00BB\u00AB", "\u00AB\u00BB", "\u201A\u2018", "\u201A\u2019", "\u2039\u203A",
-      "\u203A\u2039", "\u2019\u2019"};
+      "''",           "\"\"",         "``",           "`'",           "()",           "[]",           "<>",
+      "{}",           "\u2018\u2019", "\u201C\u201D", "\u201E\u201C", "\u201E\u201D", "\u00BB\u00AB", "\u00AB\u00BB",
+      "\u201A\u2018", "\u201A\u2019", "\u2039\u203A", "\u203A\u2039", "\u2019\u2019"};
   for (auto pair : kEmptyPairs)
     for (size_t k = out.find(pair); k != npos; k = out.find(pair, k)) out.erase(k, pair.size());
   return out;
@@ -260,8 +254,8 @@ std::vector<std::string> split_segments(std::string_view text) {
     size_t end = s.find_last_not_of(" \t\r");
     if (end == npos) return false;
     // Step back over closing quotes and brackets, ASCII or UTF-8 (» ” “ ’ are 2-3 bytes ending in 0x80-0xBF).
-    static constexpr std::array<std::string_view, 8> kClosers = {")", "\"", "'", "]", "\u00BB", "\u201D",
-                                                                 "\u201C", "\u2019"};
+    static constexpr std::array<std::string_view, 8> kClosers = {")",      "\"",     "'",      "]",
+                                                                 "\u00BB", "\u201D", "\u201C", "\u2019"};
     std::string_view t = s.substr(0, end + 1);
     for (bool stepped = true; stepped && !t.empty();) {
       stepped = false;
@@ -380,8 +374,12 @@ std::vector<std::string> split_sentences(std::string_view text) {
   }
   offset.push_back(text.size());
   const size_t n = cps.size();
-  auto closer = [](char32_t c) { return c == ')' || c == '"' || c == '\'' || c == ']' || c == 0xBB || c == 0x201D || c == 0x201C || c == 0x2019; };
-  auto opener = [](char32_t c) { return c == '"' || c == '(' || c == 0x201E || c == 0x201C || c == 0xAB || c == 0xBB || c == 0x2018; };
+  auto closer = [](char32_t c) {
+    return c == ')' || c == '"' || c == '\'' || c == ']' || c == 0xBB || c == 0x201D || c == 0x201C || c == 0x2019;
+  };
+  auto opener = [](char32_t c) {
+    return c == '"' || c == '(' || c == 0x201E || c == 0x201C || c == 0xAB || c == 0xBB || c == 0x2018;
+  };
   std::vector<std::string> sentences;
   size_t begin = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -427,22 +425,6 @@ std::vector<TextPair> clean_message(std::string_view src, std::string_view tgt) 
     }
   }
   return pairs;
-}
-
-bool keep_token_pair(const std::vector<std::string>& src, const std::vector<std::string>& tgt, int min_tokens,
-                     int max_tokens) {
-  const long ns = long(src.size()), nt = long(tgt.size());
-  if (ns < min_tokens || nt < min_tokens || ns > max_tokens || nt > max_tokens) return false;
-  const long longer = std::max(ns, nt), shorter = std::min(ns, nt);
-  if (longer > 4 && longer > 2 * shorter) return false;
-  if (src == tgt) return false;
-  auto has_letter = [](const std::vector<std::string>& tokens) {
-    for (const auto& t : tokens)
-      for (size_t pos = 0; pos < t.size();)
-        if (is_letter(next_codepoint(t, pos))) return true;
-    return false;
-  };
-  return has_letter(src) && has_letter(tgt);
 }
 
 }  // namespace lava

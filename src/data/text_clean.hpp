@@ -3,7 +3,7 @@
 // accelerators, markup and format specifiers go; wrapped lines are joined; a multi-line message is split into
 // segment pairs only where both sides have the same number of segments (else dropped); leading --help option
 // syntax goes; sentences are split only where both sides give the same count; white space is normalised.
-// Tokenisation and the token-level filters (length, ratio, identity, letters) come after this, see tokenize.hpp.
+// Tokenisation and the token-level filters (keep_token_pair) come after this, see tokenize.hpp.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,10 +49,5 @@ struct TextPair {
   std::string src, tgt;
 };
 std::vector<TextPair> clean_message(std::string_view src, std::string_view tgt);
-
-// Token-level filters: each side has min_tokens..max_tokens tokens; when the longer side has more than 4 tokens the
-// length ratio is at most 2; the two sides differ; each side has at least one letter.
-bool keep_token_pair(const std::vector<std::string>& src, const std::vector<std::string>& tgt, int min_tokens,
-                     int max_tokens);
 
 }  // namespace lava

@@ -1,5 +1,6 @@
 #include "data/tokenize.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace lava {
@@ -77,15 +78,15 @@ bool is_valid_utf8(std::string_view text) {
 bool is_word_char(char32_t cp) {
   if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
   if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA;  // ª µ º; the rest of Latin-1 is punctuation/symbols
-  if (cp == 0xD7 || cp == 0xF7) return false;                     // × ÷
-  if (cp >= 0x2000 && cp <= 0x2BFF) return false;                 // punctuation, symbols, arrows, math, box drawing
-  if (cp >= 0x2E00 && cp <= 0x2E7F) return false;                 // supplemental punctuation
-  if (cp >= 0x3000 && cp <= 0x303F) return false;                 // CJK punctuation
+  if (cp == 0xD7 || cp == 0xF7) return false;                    // × ÷
+  if (cp >= 0x2000 && cp <= 0x2BFF) return false;                // punctuation, symbols, arrows, math, box drawing
+  if (cp >= 0x2E00 && cp <= 0x2E7F) return false;                // supplemental punctuation
+  if (cp >= 0x3000 && cp <= 0x303F) return false;                // CJK punctuation
   if ((cp >= 0xFE10 && cp <= 0xFE1F) || (cp >= 0xFE30 && cp <= 0xFE6F)) return false;
   if ((cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
       (cp >= 0xFF5B && cp <= 0xFF65))
-    return false;  // full-width punctuation
-  if (cp >= 0xFFF0 && cp <= 0xFFFF) return false;   // specials, U+FFFD
+    return false;                                    // full-width punctuation
+  if (cp >= 0xFFF0 && cp <= 0xFFFF) return false;    // specials, U+FFFD
   if (cp >= 0x1F000 && cp <= 0x1FAFF) return false;  // emoji and pictographs
   return true;
 }
@@ -94,8 +95,7 @@ bool is_letter(char32_t cp) { return is_word_char(cp) && cp != '_' && !(cp >= '0
 
 bool is_space(char32_t cp) {
   return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
-         cp == 0x3000;
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 char32_t to_lower(char32_t cp) {
@@ -113,7 +113,7 @@ char32_t to_lower(char32_t cp) {
   if (cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2) return cp + 0x20;  // Greek
   if (cp >= 0x410 && cp <= 0x42F) return cp + 0x20;                 // Cyrillic А..Я
   if (cp >= 0x400 && cp <= 0x40F) return cp + 0x50;                 // Cyrillic Ѐ..Џ
-  if (cp == 0x1E9E) return 0xDF;                                     // ẞ -> ß
+  if (cp == 0x1E9E) return 0xDF;                                    // ẞ -> ß
   return cp;
 }
 
@@ -213,6 +213,22 @@ std::string join_tokens(const std::vector<std::string>& tokens) {
     out += tokens[k];
   }
   return out;
+}
+
+bool keep_token_pair(const std::vector<std::string>& src, const std::vector<std::string>& tgt, int min_tokens,
+                     int max_tokens) {
+  const long ns = long(src.size()), nt = long(tgt.size());
+  if (ns < min_tokens || nt < min_tokens || ns > max_tokens || nt > max_tokens) return false;
+  const long longer = std::max(ns, nt), shorter = std::min(ns, nt);
+  if (longer > 4 && longer > 2 * shorter) return false;
+  if (src == tgt) return false;
+  auto has_letter = [](const std::vector<std::string>& tokens) {
+    for (const auto& t : tokens)
+      for (size_t pos = 0; pos < t.size();)
+        if (is_letter(next_codepoint(t, pos))) return true;
+    return false;
+  };
+  return has_letter(src) && has_letter(tgt);
 }
 
 }  // namespace lava

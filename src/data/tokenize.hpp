@@ -24,11 +24,16 @@ bool is_valid_utf8(std::string_view text);
 bool is_word_char(char32_t cp);
 bool is_letter(char32_t cp);
 bool is_upper(char32_t cp);
-bool is_space(char32_t cp);  // ASCII white space and the Unicode space characters (no-break, thin, ideographic...)
+bool is_space(char32_t cp);      // ASCII white space and the Unicode space characters (no-break, thin, ideographic...)
 char32_t to_lower(char32_t cp);  // Latin-1, Latin Extended-A, Greek, Cyrillic, capital sharp s
 std::string lowercase(std::string_view text);
 
 std::vector<std::string> tokenize(std::string_view text);
 std::string join_tokens(const std::vector<std::string>& tokens);  // space-separated
+
+// Token-level filters: each side has min_tokens..max_tokens tokens; when the longer side has more than 4 tokens the
+// length ratio is at most 2; the two sides differ; each side has at least one letter.
+bool keep_token_pair(const std::vector<std::string>& src, const std::vector<std::string>& tgt, int min_tokens,
+                     int max_tokens);
 
 }  // namespace lava

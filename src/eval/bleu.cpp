@@ -90,8 +90,10 @@ BleuScore bleu_from_counts(const BleuCounts& counts) {
   for (int k = 0; k < 4; ++k) {
     const double p = counts.totals[k] > 0 ? double(counts.matches[k]) / double(counts.totals[k]) : 0.0;
     s.precision[k] = 100 * p;
-    if (p == 0) any_zero = true;
-    else log_sum += std::log(p);
+    if (p == 0)
+      any_zero = true;
+    else
+      log_sum += std::log(p);
   }
   s.ratio = c / r;
   // exp(1 − r/c) → 0 as c → 0; multi-bleu itself divides by zero there.
@@ -110,8 +112,8 @@ BleuScore corpus_bleu(const TokenizedCorpus& hyps, const TokenizedCorpus& refs) 
 
 std::string format_multi_bleu(const BleuScore& s) {
   return fmt::format("BLEU = {:.2f}, {:.1f}/{:.1f}/{:.1f}/{:.1f} (BP={:.3f}, ratio={:.3f}, hyp_len={}, ref_len={})",
-                     s.bleu, s.precision[0], s.precision[1], s.precision[2], s.precision[3], s.brevity_penalty,
-                     s.ratio, s.hyp_len, s.ref_len);
+                     s.bleu, s.precision[0], s.precision[1], s.precision[2], s.precision[3], s.brevity_penalty, s.ratio,
+                     s.hyp_len, s.ref_len);
 }
 
 std::vector<BleuBucket> bleu_by_source_length(const TokenizedCorpus& hyps, const TokenizedCorpus& refs,

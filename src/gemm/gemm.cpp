@@ -41,7 +41,7 @@ const char* float_path_name(FloatPath p) {
   switch (p) {
     case FloatPath::avx512: return "avx512 12x32";
     case FloatPath::avx2: return "avx2 6x16";
-    default: return "generic 6x16";
+    default: return "generic (vector extensions)";
   }
 }
 

@@ -1,7 +1,7 @@
 // Portable GEMM kernels: the packed driver (gemm_packed.hpp) with GCC vector-extension types, which compile to
-// whatever SIMD the build targets (ymm under -march=native on x86, NEON on ARM, pairs of xmm on plain x86-64).
+// whatever SIMD the build targets (ymm when the build has AVX, else 16-byte xmm / NEON registers).
 // Used for every double GEMM and for float GEMM on CPUs without AVX2+FMA.
-//   float: 6×16 tile (12 accumulators of 8 lanes);  double: 6×8 tile (12 accumulators of 4 lanes).
+//   6 rows × 2 vectors: float 6×16 (AVX) or 6×8; double 6×8 (AVX) or 6×4; 12 accumulator registers either way.
 #include <omp.h>
 
 #include <algorithm>
@@ -18,7 +18,14 @@
 namespace lava::gemm_detail {
 namespace {
 
-// `Lanes` values of T in one 32-byte GCC vector; an edge mask is just the number of live lanes.
+// One vector register's worth: 32 bytes with AVX, else 16 (wider GCC vectors would be split and change the ABI).
+#if defined(__AVX__)
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+
+// `Lanes` values of T in one GCC vector; an edge mask is just the number of live lanes.
 template <class T, int Lanes>
 struct GnuVec {
   using scalar = T;
@@ -53,11 +60,11 @@ struct GnuVec {
   }
 };
 
-using KernelFloat = SimdKernel<GnuVec<float, 8>, 6, 2>;
-using KernelDouble = SimdKernel<GnuVec<double, 4>, 6, 2>;
+using KernelFloat = SimdKernel<GnuVec<float, kVectorBytes / 4>, 6, 2>;
+using KernelDouble = SimdKernel<GnuVec<double, kVectorBytes / 8>, 6, 2>;
 
-// Same cache budget as the AVX2 kernel (gemm_avx2.cpp); for double the k block is halved so a kc×8 B̂ strip
-// stays at 16 KiB.
+// Same cache budget as the AVX2 kernel (gemm_avx2.cpp); for double the k block is halved so that a B̂ strip
+// keeps the same byte size.
 constexpr PackedBlocking kBlockingFloat{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/24,
                                         /*strip_group=*/8};
 constexpr PackedBlocking kBlockingDouble{/*kc_max=*/256, /*mc=*/768, /*nc=*/240, /*few_a_panels=*/24,

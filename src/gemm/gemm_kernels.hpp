@@ -20,8 +20,8 @@ FloatPath float_path();
 const char* float_path_name(FloatPath p);
 
 // Portable (GCC vector extensions; gemm_generic.cpp): every double GEMM, and float GEMM without AVX2+FMA.
-void sgemm_generic(const GemmView<float>& v, bool parallel);   // 6×16 tile
-void dgemm_generic(const GemmView<double>& v, bool parallel);  // 6×8 tile
+void sgemm_generic(const GemmView<float>& v, bool parallel);   // 6×16 tile (6×8 without AVX)
+void dgemm_generic(const GemmView<double>& v, bool parallel);  // 6×8 tile (6×4 without AVX)
 
 #if LAVA_GEMM_HAVE_X86
 void sgemm_avx2(const GemmView<float>& v, bool parallel);    // 6×16 ymm micro-kernel

@@ -35,22 +35,26 @@ void draw_matrix(std::string& out, double x0, double y0, double cell, const std:
     for (size_t c = 0; c < C; ++c) {
       const double v = values[r * C + c];
       const std::string fill = std::isnan(v) ? "url(#nan-hatch)" : blues_colour(v);
-      append_format(out, "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"{}\"", x0 + c * cell,
-                    y0 + r * cell, cell, cell, fill);
+      append_format(out, "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"{}\"",
+                    x0 + c * cell, y0 + r * cell, cell, cell, fill);
       if (titles)
-        append_format(out, "><title>{} \u2192 {}: {:.4f}</title></rect>\n", xml_escape(rows[r]), xml_escape(cols[c]), v);
+        append_format(out, "><title>{} \u2192 {}: {:.4f}</title></rect>\n", xml_escape(rows[r]), xml_escape(cols[c]),
+                      v);
       else
         out += "/>\n";
     }
-  append_format(out, "</g>\n<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
-                     "stroke=\"#555555\"/>\n", x0, y0, C * cell, R * cell);
+  append_format(out,
+                "</g>\n<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
+                "stroke=\"#555555\"/>\n",
+                x0, y0, C * cell, R * cell);
   if (numbers)
     for (size_t r = 0; r < R; ++r)
       for (size_t c = 0; c < C; ++c) {
         const double v = values[r * C + c];
         if (std::isnan(v)) continue;
         append_svg_text(out, x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell + 4, fmt::format("{:.2f}", v),
-                        std::min(cell * 0.36, 11.0), "middle", clamp01(v) > 0.5 ? "fill=\"white\"" : "fill=\"#222222\"");
+                        std::min(cell * 0.36, 11.0), "middle",
+                        clamp01(v) > 0.5 ? "fill=\"white\"" : "fill=\"#222222\"");
       }
 }
 
@@ -72,14 +76,20 @@ std::string render_panels(std::string_view title, const std::vector<std::string>
   const double font = std::clamp(cell * 0.7, 8.0, 13.0);
   std::vector<std::string> rows, cols;
   double row_w = 0, col_w = 0;
-  for (const auto& l : row_labels) rows.push_back(ellipsize(l, kMaxLabelWidth, font)), row_w = std::max(row_w, text_width(rows.back(), font));
-  for (const auto& l : col_labels) cols.push_back(ellipsize(l, kMaxLabelWidth, font)), col_w = std::max(col_w, text_width(cols.back(), font));
+  for (const auto& l : row_labels) {
+    rows.push_back(ellipsize(l, kMaxLabelWidth, font));
+    row_w = std::max(row_w, text_width(rows.back(), font));
+  }
+  for (const auto& l : col_labels) {
+    cols.push_back(ellipsize(l, kMaxLabelWidth, font));
+    col_w = std::max(col_w, text_width(cols.back(), font));
+  }
 
   // Column labels rise at 45° when cells are wide enough to keep neighbours apart (their perpendicular distance
   // is cell·sin 45°); narrower cells get vertical labels, cell px apart.
   const bool slanted = cell >= 18;
-  const double rise = slanted ? kCos45 : 1.0;                    // vertical extent per px of label width
-  const double run = slanted ? kCos45 : 0.0;                     // horizontal extent per px of label width
+  const double rise = slanted ? kCos45 : 1.0;  // vertical extent per px of label width
+  const double run = slanted ? kCos45 : 0.0;   // horizontal extent per px of label width
 
   // Vertical: title, panel titles, the column labels (they rise col_w·rise + a font height), matrix.
   double y = 12;
@@ -105,18 +115,21 @@ std::string render_panels(std::string_view title, const std::vector<std::string>
 
   std::string out = svg_begin(width, height);
   out += "<defs>\n<linearGradient id=\"blues-scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
-  for (int k = 0; k <= 8; ++k) append_format(out, "<stop offset=\"{:.3f}\" stop-color=\"{}\"/>\n", k / 8.0, blues_colour(k / 8.0));
+  for (int k = 0; k <= 8; ++k)
+    append_format(out, "<stop offset=\"{:.3f}\" stop-color=\"{}\"/>\n", k / 8.0, blues_colour(k / 8.0));
   out += "</linearGradient>\n";
   if (any_nan)
-    out += "<pattern id=\"nan-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-           "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eeeeee\"/>"
-           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#aaaaaa\" stroke-width=\"2\"/></pattern>\n";
+    out +=
+        "<pattern id=\"nan-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+        "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eeeeee\"/>"
+        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#aaaaaa\" stroke-width=\"2\"/></pattern>\n";
   out += "</defs>\n";
 
   if (!title.empty())
     append_svg_text(out, (left + mats_end) / 2, title_y, title, kTitleFont, "middle", "font-weight=\"bold\"");
   for (size_t p = 0; p < P; ++p) {
-    if (!panels[p].title.empty()) append_svg_text(out, xs[p] + mat_w / 2, subtitle_y, panels[p].title, kSubtitleFont, "middle");
+    if (!panels[p].title.empty())
+      append_svg_text(out, xs[p] + mat_w / 2, subtitle_y, panels[p].title, kSubtitleFont, "middle");
     draw_matrix(out, xs[p], top, cell, row_labels, col_labels, *panels[p].values, options.show_values);
     for (size_t c = 0; c < C; ++c) {  // column labels rise from just above their column
       // A vertical label's baseline sits 0.35 em right of the column centre, so the glyphs straddle it.
@@ -125,7 +138,8 @@ std::string render_panels(std::string_view title, const std::vector<std::string>
                       fmt::format("transform=\"rotate({} {:.1f} {:.1f})\"", slanted ? -45 : -90, cx, cy));
     }
     if (!options.col_axis.empty())
-      append_svg_text(out, xs[p] + mat_w / 2, top + mat_h + 22, options.col_axis, kAxisFont, "middle", "fill=\"#444444\"");
+      append_svg_text(out, xs[p] + mat_w / 2, top + mat_h + 22, options.col_axis, kAxisFont, "middle",
+                      "fill=\"#444444\"");
   }
   for (size_t r = 0; r < R; ++r) {
     const double cy = top + (double(r) + 0.5) * cell + font * 0.35;
@@ -137,11 +151,15 @@ std::string render_panels(std::string_view title, const std::vector<std::string>
     append_svg_text(out, ax, ay, options.row_axis, kAxisFont, "middle",
                     fmt::format("fill=\"#444444\" transform=\"rotate(-90 {:.1f} {:.1f})\"", ax, ay));
   }
-  if (R * C == 0) append_svg_text(out, (left + mats_end) / 2 + 20, top + 40, "(empty matrix)", kAxisFont, "middle", "fill=\"#888888\"");
+  if (R * C == 0)
+    append_svg_text(out, (left + mats_end) / 2 + 20, top + 40, "(empty matrix)", kAxisFont, "middle",
+                    "fill=\"#888888\"");
 
   // Colour scale: 0 at the bottom, 1 at the top.
-  append_format(out, "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"url(#blues-scale)\" "
-                     "stroke=\"#555555\"/>\n", bar_x, top, bar_w, bar_h);
+  append_format(out,
+                "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"url(#blues-scale)\" "
+                "stroke=\"#555555\"/>\n",
+                bar_x, top, bar_w, bar_h);
   const double tick_step = bar_h >= 140 ? 0.25 : 0.5;
   for (double t = 0; t <= 1 + 1e-9; t += tick_step) {
     const double ty = top + bar_h * (1 - t);
@@ -150,8 +168,10 @@ std::string render_panels(std::string_view title, const std::vector<std::string>
     append_svg_text(out, bar_x + bar_w + 7, ty + 4, format_tick(t, tick_step), kScaleFont);
   }
   if (any_nan) {
-    append_format(out, "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"12\" fill=\"url(#nan-hatch)\" "
-                       "stroke=\"#555555\"/>\n", bar_x, top + bar_h + 10, bar_w);
+    append_format(out,
+                  "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"12\" fill=\"url(#nan-hatch)\" "
+                  "stroke=\"#555555\"/>\n",
+                  bar_x, top + bar_h + 10, bar_w);
     append_svg_text(out, bar_x + bar_w + 7, top + bar_h + 20, "NaN", kScaleFont);
   }
   out += svg_end();

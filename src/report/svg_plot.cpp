@@ -21,10 +21,10 @@ constexpr std::array<const char*, 10> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c
                                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 constexpr std::array<const char*, 4> kDashes = {"", "7 4", "2 3", "9 3 2 3"};
 
-constexpr double kPlotW = 560, kPlotH = 340;      // the data area
+constexpr double kPlotW = 560, kPlotH = 340;  // the data area
 constexpr double kTitleFont = 16, kLabelFont = 13, kTickFont = 11, kLegendFont = 12;
 constexpr double kLegendRow = 20;
-constexpr int kMaxMarkers = 40;                   // series with more finite points are drawn as lines only
+constexpr int kMaxMarkers = 40;  // series with more finite points are drawn as lines only
 
 struct Range {
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
@@ -48,8 +48,8 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
   Range xr, yr;
   for (size_t s = 0; s < series.size(); ++s) {
     const Series& ser = series[s];
-    LAVA_CHECK(ser.x.size() == ser.y.size(), "line plot series {} (\"{}\"): {} x values but {} y values", s,
-               ser.name, ser.x.size(), ser.y.size());
+    LAVA_CHECK(ser.x.size() == ser.y.size(), "line plot series {} (\"{}\"): {} x values but {} y values", s, ser.name,
+               ser.x.size(), ser.y.size());
     for (size_t i = 0; i < ser.x.size(); ++i)
       if (finite_point(ser, i)) xr.add(ser.x[i]), yr.add(ser.y[i]);
   }
@@ -68,8 +68,8 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
   std::vector<std::string> names;
   double legend_w = 0;
   for (size_t s = 0; s < series.size(); ++s) {
-    names.push_back(ellipsize(series[s].name.empty() ? fmt::format("series {}", s + 1) : series[s].name, 260,
-                              kLegendFont));
+    names.push_back(
+        ellipsize(series[s].name.empty() ? fmt::format("series {}", s + 1) : series[s].name, 260, kLegendFont));
     legend_w = std::max(legend_w, 40 + text_width(names.back(), kLegendFont));
   }
 
@@ -78,8 +78,8 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
   const double top = title.empty() ? 20 : 50;
   const double legend_x = left + kPlotW + 24;
   const double width = legend_x + legend_w + 16;
-  const double height = std::max(top + kPlotH + 36 + (x_label.empty() ? 0 : 24) + 10,
-                                 top + 10 + kLegendRow * double(series.size()) + 10);
+  const double height =
+      std::max(top + kPlotH + 36 + (x_label.empty() ? 0 : 24) + 10, top + 10 + kLegendRow * double(series.size()) + 10);
   auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * kPlotW; };
   auto py = [&](double y) { return top + kPlotH - (y - y0) / (y1 - y0) * kPlotH; };
 
@@ -91,11 +91,15 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
 
   // Grid and ticks.
   put("<g stroke=\"#e6e6e6\" stroke-width=\"1\">\n");
-  for (double v : xt) put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", px(v), top, top + kPlotH);
-  for (double v : yt) put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/>\n", left, py(v), left + kPlotW);
+  for (double v : xt)
+    put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", px(v), top, top + kPlotH);
+  for (double v : yt)
+    put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/>\n", left, py(v), left + kPlotW);
   put("</g>\n<g stroke=\"#333333\" stroke-width=\"1\">\n");
-  for (double v : xt) put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", px(v), top + kPlotH, top + kPlotH + 5);
-  for (double v : yt) put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/>\n", left - 5, py(v), left);
+  for (double v : xt)
+    put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", px(v), top + kPlotH, top + kPlotH + 5);
+  for (double v : yt)
+    put("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/>\n", left - 5, py(v), left);
   put("</g>\n");
   for (double v : xt) append_svg_text(out, px(v), top + kPlotH + 19, format_tick(v, xstep), kTickFont, "middle");
   for (size_t i = 0; i < yt.size(); ++i) append_svg_text(out, left - 8, py(yt[i]) + 4, ytext[i], kTickFont, "end");
@@ -104,9 +108,11 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
   if (!x_label.empty()) append_svg_text(out, left + kPlotW / 2, top + kPlotH + 44, x_label, kLabelFont, "middle");
   if (!y_label.empty()) {
     const double yx = 16 + 13, yy = top + kPlotH / 2;
-    append_svg_text(out, yx, yy, y_label, kLabelFont, "middle", fmt::format("transform=\"rotate(-90 {:.1f} {:.1f})\"", yx, yy));
+    append_svg_text(out, yx, yy, y_label, kLabelFont, "middle",
+                    fmt::format("transform=\"rotate(-90 {:.1f} {:.1f})\"", yx, yy));
   }
-  if (no_data) append_svg_text(out, left + kPlotW / 2, top + kPlotH / 2, "no data", kLabelFont, "middle", "fill=\"#888888\"");
+  if (no_data)
+    append_svg_text(out, left + kPlotW / 2, top + kPlotH / 2, "no data", kLabelFont, "middle", "fill=\"#888888\"");
 
   // Series: one polyline per run of finite points (a NaN or Inf breaks the line); markers when points are few,
   // and always for a run of one point, which a polyline would not show.
