@@ -15,6 +15,7 @@
 #include "core/check.hpp"
 #include "data/idx_reader.hpp"
 #include "data/scenes.hpp"
+#include "data/vocab.hpp"
 
 using namespace lava;
 
@@ -267,9 +268,10 @@ TEST_CASE("scenes: build_scenes writes a directory SceneSet reads back, determin
   CHECK(rep.scenes[0] == 40);
   CHECK(rep.questions[2] == 60);
   CHECK(rep.answer_vocab > 10);
+  CHECK(Vocab::load(o.out_dir + "/words.vocab").id("sneaker") >= Vocab::kNumSpecial);
 
   const char* files[] = {"meta.tsv", "train.scenes.tsv", "valid.scenes.tsv", "test.scenes.tsv", "train.questions.tsv",
-                         "valid.questions.tsv", "test.questions.tsv", "answers.vocab", "words.vocab"};
+                         "valid.questions.tsv", "test.questions.tsv", "answers.tsv", "words.vocab"};
   std::vector<std::string> first;
   for (const char* f : files) first.push_back(read_file(o.out_dir + "/" + f));
   build_scenes(o);

@@ -87,7 +87,7 @@ int data_scenes(int argc, char** argv) {
   o.train_scenes = int(cl.get_int("train", 1, 10000000));
   o.valid_scenes = int(cl.get_int("valid", 1, 10000000));
   o.test_scenes = int(cl.get_int("test", 1, 10000000));
-  o.questions_per_scene = int(cl.get_int("questions", 1, 100));
+  o.questions_per_scene = int(cl.get_int("questions", 1, 20));
   const ScenesReport r = build_scenes(o);
   std::printf("%s: %d/%d/%d scenes, %d/%d/%d questions, %d answers; test accuracy of the majority answer %.1f%%, "
               "of a question-only oracle %.1f%% (%.1f s)\n",

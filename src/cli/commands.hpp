@@ -3,6 +3,9 @@
 // thrown (UsageError -> 2, InputError -> 1) and turned into one stderr line by main().
 namespace lava {
 
+class CommandLine;
+struct DecodeOptions;
+
 struct Command {
   const char* name;
   const char* summary;
@@ -14,6 +17,12 @@ int cmd_gradcheck(int argc, char** argv);
 int cmd_data(int argc, char** argv);
 int cmd_train(int argc, char** argv);
 int cmd_eval(int argc, char** argv);
+int cmd_translate(int argc, char** argv);
+
+// The beam-search options shared by `translate` and `eval --bleu` (cmd_translate.cpp): --beam --alpha --eos-norm
+// --max-len-ratio --max-len-extra. The caller sets kmax and batch_size from its own options.
+void add_decode_options(CommandLine& cl);
+DecodeOptions decode_options(const CommandLine& cl);
 
 inline constexpr Command kCommands[] = {
     {"toy", "exact vs variational attention on one example: log p, ELBO, KL gap, identity check", cmd_toy},
@@ -21,6 +30,7 @@ inline constexpr Command kCommands[] = {
     {"data", "build a data set: gettext (German-English from Debian), synth (synthetic, gold alignments)", cmd_data},
     {"train", "train an attention model (--attn none|soft|marginal|hard-*|var-*)", cmd_train},
     {"eval", "exact per-token nll/ppl, ELBO, KL, KL gap and prior entropy of a trained model", cmd_eval},
+    {"translate", "beam-search translation of a tokenised file with the exact marginal word distribution", cmd_translate},
 };
 
 }  // namespace lava

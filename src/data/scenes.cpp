@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/rng.hpp"
+#include "data/vocab.hpp"
 
 namespace lava {
 
@@ -140,7 +141,7 @@ void write_tsv_lines(const std::string& path, const std::string& header, const s
   write_file_atomic(path, text);
 }
 
-// token<TAB>count, most frequent first, ties by token.
+// answer<TAB>count, most frequent first, ties by answer (std::map order + stable sort).
 std::vector<std::string> vocab_lines(const std::map<std::string, int>& counts) {
   std::vector<std::pair<std::string, int>> v(counts.begin(), counts.end());
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -266,7 +267,9 @@ ScenesReport build_scenes(const ScenesOptions& o) {
     all.erase(all.begin(), all.begin() + long(hold));
   }
 
-  std::filesystem::create_directories(o.out_dir);
+  std::error_code mkdir_error;
+  std::filesystem::create_directories(o.out_dir, mkdir_error);
+  if (mkdir_error) throw input_error(o.out_dir, 0, fmt::format("cannot create directory: {}", mkdir_error.message()));
   const int counts[3] = {o.train_scenes, o.valid_scenes, o.test_scenes};
   const char* sources[3] = {"train", "train", "t10k"};
   ScenesReport report;
@@ -289,15 +292,17 @@ ScenesReport build_scenes(const ScenesOptions& o) {
     report.questions[s] = int(questions[s].size());
   }
 
-  std::map<std::string, int> answers, words;
+  std::map<std::string, int> answers;
+  TokenCounter words;
   for (const VqaQuestion& q : questions[0]) {
     ++answers[q.answer];
-    for (const std::string& w : q.words) ++words[w];
+    for (const std::string& w : q.words) words.add(w);
   }
-  write_tsv_lines(o.out_dir + "/answers.vocab", "", vocab_lines(answers));
-  write_tsv_lines(o.out_dir + "/words.vocab", "", vocab_lines(words));
+  write_tsv_lines(o.out_dir + "/answers.tsv", "", vocab_lines(answers));
+  Vocab word_vocab = Vocab::build(words, VocabOptions{});
+  word_vocab.save(o.out_dir + "/words.vocab");
   report.answer_vocab = int(answers.size());
-  report.word_vocab = int(words.size());
+  report.word_vocab = word_vocab.size();
   report.baselines = answer_baselines(questions[0], questions[2]);
 
   std::vector<std::string> meta = {

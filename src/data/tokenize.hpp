@@ -1,5 +1,5 @@
 #pragma once
-// Word tokeniser for the translation corpora, and the small UTF-8 toolkit it stands on.
+// Word tokeniser for the translation corpora (UTF-8 decoding is in core/utf8.hpp).
 //
 // tokenize("Die Option --block-size=1,5 gilt für E-Mail-Adressen (siehe z.B. Hilfe).")
 //   -> die option --block-size = 1,5 gilt für e-mail-adressen ( siehe z . b . hilfe ) .
@@ -11,13 +11,9 @@
 #include <string_view>
 #include <vector>
 
-namespace lava {
+#include "core/utf8.hpp"
 
-// Decodes the code point at `pos` and advances past it. A malformed or truncated sequence yields U+FFFD and
-// advances by one byte, so every input terminates.
-char32_t next_codepoint(std::string_view text, size_t& pos);
-void append_utf8(std::string& out, char32_t cp);
-bool is_valid_utf8(std::string_view text);
+namespace lava {
 
 // Character classes. Word characters are letters, digits and '_'; letters outside ASCII are every code point from
 // U+00C0 on except the symbol and punctuation blocks (×, ÷, U+2000-U+2BFF, U+3000-U+303F, ...).

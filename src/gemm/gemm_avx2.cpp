@@ -45,8 +45,8 @@ struct Ymm : X86Transpose {
 using KernelAvx2 = SimdKernel<Ymm, 6, 2>;
 
 // kc·16·4 bytes of B̂ strip + 6·kc·4 of Â panel in L1 (kc = 384: 24 + 9 KiB); B̂ block kc×480 (720 KiB) in L2;
-// shared Â block 1536×kc (2.3 MiB) in L3; Â blocks of ≤ 24 panels (144 rows, 216 KiB) run strip-major.
-constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/24,
+// each thread's Â block 768×kc (1.1 MiB) in L3; Â blocks of ≤ 24 panels (144 rows, 216 KiB) run strip-major.
+constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/768, /*nc=*/480, /*few_a_panels=*/24,
                                        /*strip_group=*/8};
 
 }  // namespace

@@ -43,9 +43,9 @@ struct Zmm : X86Transpose {
 
 using KernelAvx512 = SimdKernel<Zmm, 12, 2>;
 
-// BLIS skx sizes mapped to row-major: kc = 384; B̂ block kc×480 (720 KiB) in L2; shared Â block 1536×kc
-// (2.3 MiB) in L3; Â blocks of ≤ 16 panels (192 rows, 288 KiB) run strip-major with 4-strip groups.
-constexpr PackedBlocking kBlockingAvx512{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/16,
+// BLIS skx sizes mapped to row-major: kc = 384; B̂ block kc×480 (720 KiB) in L2; each thread's Â block 768×kc
+// (1.1 MiB) in L3; Â blocks of ≤ 16 panels (192 rows, 288 KiB) run strip-major with 4-strip groups.
+constexpr PackedBlocking kBlockingAvx512{/*kc_max=*/384, /*mc=*/768, /*nc=*/480, /*few_a_panels=*/16,
                                          /*strip_group=*/4};
 
 }  // namespace

@@ -65,9 +65,9 @@ using KernelDouble = SimdKernel<GnuVec<double, kVectorBytes / 8>, 6, 2>;
 
 // Same cache budget as the AVX2 kernel (gemm_avx2.cpp); for double the k block is halved so that a B̂ strip
 // keeps the same byte size.
-constexpr PackedBlocking kBlockingFloat{/*kc_max=*/384, /*mc=*/1536, /*nc=*/480, /*few_a_panels=*/24,
+constexpr PackedBlocking kBlockingFloat{/*kc_max=*/384, /*mc=*/768, /*nc=*/480, /*few_a_panels=*/24,
                                         /*strip_group=*/8};
-constexpr PackedBlocking kBlockingDouble{/*kc_max=*/256, /*mc=*/768, /*nc=*/240, /*few_a_panels=*/24,
+constexpr PackedBlocking kBlockingDouble{/*kc_max=*/256, /*mc=*/384, /*nc=*/240, /*few_a_panels=*/24,
                                          /*strip_group=*/8};
 
 }  // namespace

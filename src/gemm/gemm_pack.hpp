@@ -7,7 +7,7 @@
 // Include only after <algorithm>, <cstring>, <omp.h> and gemm/gemm_view.hpp (ISA TUs compile this under
 // #pragma GCC target, and nothing from the standard library may be first defined inside that region).
 #ifndef LAVA_GEMM_ISA_TU
-#error "gemm_pack.hpp is meant for the ISA translation units (gemm_avx2.cpp, gemm_avx512.cpp) and tests"
+#error "gemm_pack.hpp is meant for the kernel translation units (gemm_avx2/avx512/generic.cpp) and tests"
 #endif
 
 namespace lava::gemm_detail {

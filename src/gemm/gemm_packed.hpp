@@ -1,22 +1,25 @@
 #pragma once
 // BLIS-style packed GEMM driver, generic over a micro-kernel Kn (SimdKernel<V, MR, NV>; float or double):
 //   C[M×N] = beta·C + alpha · Â[M×K] · B̂[K×N]   (strides in GemmView).
-// Cache roles as in BLIS (skx, mapped to row-major C): a shared Â block (mc rows × kc) in L3, a thread's private
-// B̂ block (kc × nc columns) in L2, one MR×kc Â micro-panel in L1 while the kernel sweeps the B̂ block.
-// Two loop nests, one parallel region each:
-//  * split_n (default): for each Â block and k block, Â is packed by all threads together; each thread then owns
-//    a contiguous range of NR-column strips, packs them nc columns at a time and runs the kernel over them.
+// Cache roles as in BLIS (skx, mapped to row-major C): an Â block (mc rows × kc) in L3, a B̂ block (kc × nc
+// columns) in L2, one MR×kc Â micro-panel in L1 while the kernel sweeps the B̂ block.
+// Each thread packs everything it reads into its own buffers and owns a disjoint part of C, so a call has no
+// barrier at all, only the fork and the join of its one parallel region (a barrier per k block made two threads
+// collapse whenever another process held one of the two cores). The price is that each thread packs the shared
+// operand itself: at most M·K (split_n) or N·K (split_m) extra copies, against M·N·K/threads multiply-adds.
+//  * split_n (default): threads own contiguous ranges of NR-column strips of C. For each Â block and k block a
+//    thread packs the Â block, then its strips nc columns at a time, and runs the kernel over them.
 //    With few Â rows (LSTM steps, 64×2048×1024) the order flips to strip-major (one B̂ strip in L1, the small Â
 //    block in L2) and the B rows of the next group are prefetched while this one computes, so B streams from
 //    memory once, overlapped with the FMAs.
-//  * split_m (N too narrow to share out): threads split the Â rows and share one packed B̂ block.
+//  * split_m (N too narrow to share out): threads own ranges of MR-row panels; each packs the (narrow) B̂ block.
 // Determinism: kc blocks depend on K only (kc_for) and every C element is updated once per k block, in increasing
 // k, by the same kernel, so the bits do not depend on the thread count or on which nest ran.
 //
 // Include only after <algorithm>, <cstring>, <omp.h> and gemm/gemm_view.hpp (ISA TUs compile this under
 // #pragma GCC target, and nothing from the standard library may be first defined inside that region).
 #ifndef LAVA_GEMM_ISA_TU
-#error "gemm_packed.hpp is meant for the ISA translation units (gemm_avx2.cpp, gemm_avx512.cpp) and tests"
+#error "gemm_packed.hpp is meant for the kernel translation units (gemm_avx2/avx512/generic.cpp) and tests"
 #endif
 
 #include "gemm/gemm_pack.hpp"
@@ -28,8 +31,8 @@ namespace {
 // Cache blocking of one ISA (elements, not bytes).
 struct PackedBlocking {
   int kc_max;          // k block bound (kc_for): an MR×kc Â and an NR×kc B̂ micro-panel fit in L1 together
-  int mc;              // rows of the shared Â block (mc×kc, L3), multiple of MR
-  int nc;              // columns of a thread's private B̂ block (kc×nc, L2), multiple of NR
+  int mc;              // rows of an Â block (mc×kc, L3), multiple of MR
+  int nc;              // columns of a B̂ block (kc×nc, L2), multiple of NR
   int few_a_panels;    // Â blocks of at most this many micro-panels (≤ L2) use the strip-major order
   int strip_group;     // strips packed together (and prefetched ahead) in strip-major order
 };
@@ -46,29 +49,21 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
   const bool in_place = v.csb == 1 && a_panels <= 2;
   const bool prefetch = strip_major && v.csb == 1 && !in_place;
-  // Two shared Â buffers used alternately, so that packing block q+1 never overwrites what a slower thread still
-  // reads for block q: the barrier that ends packing q+1 is only passed once every thread has finished block q.
-  const long a_size = long(block_panels) * MR * kc_blk;  // (panels, kc, MR) each
-  thread_local ScratchBuffer a_shared;
-  T* const apack2 = static_cast<T*>(a_shared.get(sizeof(T) * 2 * a_size));
 #pragma omp parallel if (parallel)
   {
-    thread_local ScratchBuffer b_private;
-    T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));  // (group, kc, NR)
+    thread_local ScratchBuffer a_private, b_private;
+    T* apack = static_cast<T*>(a_private.get(sizeof(T) * block_panels * MR * kc_blk));  // (panels, kc, MR)
+    T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));         // (group, kc, NR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const int s_begin = int(long(b_panels) * tid / nth), s_end = int(long(b_panels) * (tid + 1) / nth);
-    int block = 0;
-    for (int ib = 0; ib < a_panels; ib += block_panels) {
+    for (int ib = 0; ib < a_panels && s_begin < s_end; ib += block_panels) {
       const int np = std::min(block_panels, a_panels - ib);
-      for (int pc = 0; pc < v.K; pc += kc_blk, ++block) {
+      for (int pc = 0; pc < v.K; pc += kc_blk) {
         const int kc = std::min(kc_blk, v.K - pc);
-        T* const apack = apack2 + (block % 2) * a_size;
-#pragma omp for schedule(static)
         for (int p = 0; p < np; ++p) {
           const int i0 = (ib + p) * MR;
           pack_a_panel<typename Kn::Vec, MR>(v, i0, std::min(MR, v.M - i0), pc, kc, apack + long(p) * MR * kc);
         }
-        // (implicit barrier: the Â block is complete)
         for (int g = s_begin; g < s_end; g += group) {
           const int g_end = std::min(s_end, g + group);
           const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
@@ -132,28 +127,21 @@ void gemm_split_m(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   const int kc_blk = kc_for(v.K, bl.kc_max);
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
   const int block_strips = std::min(b_panels, bl.nc / NR);
-  // Two shared B̂ buffers used alternately (see gemm_split_n's Â buffers).
-  const long b_size = long(block_strips) * NR * kc_blk;  // (strips, kc, NR) each
-  thread_local ScratchBuffer b_shared;
-  T* const bpack2 = static_cast<T*>(b_shared.get(sizeof(T) * 2 * b_size));
 #pragma omp parallel if (parallel)
   {
-    thread_local ScratchBuffer a_private;
-    T* apack = static_cast<T*>(a_private.get(sizeof(T) * MR * kc_blk));  // (kc, MR)
+    thread_local ScratchBuffer a_private, b_private;
+    T* apack = static_cast<T*>(a_private.get(sizeof(T) * MR * kc_blk));                  // (kc, MR)
+    T* bpack = static_cast<T*>(b_private.get(sizeof(T) * block_strips * NR * kc_blk));  // (strips, kc, NR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const int p_begin = int(long(a_panels) * tid / nth), p_end = int(long(a_panels) * (tid + 1) / nth);
-    int block = 0;
-    for (int jb = 0; jb < b_panels; jb += block_strips) {
+    for (int jb = 0; jb < b_panels && p_begin < p_end; jb += block_strips) {
       const int nb = std::min(block_strips, b_panels - jb);
-      for (int pc = 0; pc < v.K; pc += kc_blk, ++block) {
+      for (int pc = 0; pc < v.K; pc += kc_blk) {
         const int kc = std::min(kc_blk, v.K - pc);
-        T* const bpack = bpack2 + (block % 2) * b_size;
-#pragma omp for schedule(static)
         for (int s = 0; s < nb; ++s) {
           const int j0 = (jb + s) * NR;
           pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0, std::min(NR, v.N - j0), bpack + long(s) * NR * kc);
         }
-        // (implicit barrier: the B̂ block is complete)
         for (int p = p_begin; p < p_end; ++p) {
           const int i0 = p * MR, mr = std::min(MR, v.M - i0);
           pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack);

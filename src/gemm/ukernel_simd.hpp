@@ -12,7 +12,7 @@
 // Include this header only after its dependencies (see gemm_packed.hpp: ISA translation units compile it under
 // `#pragma GCC target`, and nothing from the standard library may be first defined inside that region).
 #ifndef LAVA_GEMM_ISA_TU
-#error "ukernel_simd.hpp is meant for the ISA translation units (gemm_avx2.cpp, gemm_avx512.cpp) and tests"
+#error "ukernel_simd.hpp is meant for the kernel translation units (gemm_avx2/avx512/generic.cpp) and tests"
 #endif
 
 namespace lava::gemm_detail {

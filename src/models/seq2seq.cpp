@@ -1,8 +1,12 @@
 #include "models/seq2seq.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.hpp"
+#include "gemm/gemm.hpp"
+#include "tensor/kernels_softmax.hpp"
+#include "tensor/parallel.hpp"
 
 namespace lava {
 
@@ -47,6 +51,56 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   c.dropout = std::stof(get("dropout"));
   return c;
 }
+
+namespace {
+
+// A mixture of output distributions per hypothesis, all words at once:
+//   out[n, v] = logsumexp_{r ∈ rows(n)} [ logw_r + (o_r W + b)_v − lse_r ],   lse_r = logsumexp_v (o_r W + b)_v
+// i.e. log Σ_r w_r softmax(o_r W + b)_v; with one row of weight 1 it is a plain log-softmax.
+// Buffers: o (R, Hd) rows grouped by hypothesis, rows of hyps[k] at row_begin[k] .. row_begin[k+1]; logw (R);
+// W (Hd, V); b (V); out (N, V), only the rows hyps[0..nh) written; logits: scratch (max(chunk, rows of a hyp), V).
+// Chunks of whole hypotheses run in order; each output element is reduced by one thread over r in index order,
+// so the result does not depend on the thread count.
+void mixture_log_softmax(float* out, float* logits, const float* o, const float* logw, const int64_t* row_begin,
+                         const int32_t* hyps, int64_t nh, const float* W, const float* b, int64_t Hd, int64_t V,
+                         int64_t chunk_rows) {
+  std::vector<float> shift;  // (rows in chunk): logw_r − lse_r
+  for (int64_t k0 = 0; k0 < nh;) {
+    int64_t k1 = k0 + 1;
+    while (k1 < nh && row_begin[k1 + 1] - row_begin[k0] <= chunk_rows) ++k1;
+    const int64_t r0 = row_begin[k0], rows = row_begin[k1] - r0;
+    gemm<float>(false, false, int(rows), int(V), int(Hd), 1.f, o + r0 * Hd, int(Hd), W, int(V), 0.f, logits, int(V));
+    shift.assign(size_t(rows), 0.f);
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* l = logits + r * V;
+      for (int64_t v = 0; v < V; ++v) l[v] += b[v];
+      shift[size_t(r)] = logw[r0 + r] - kernels::lane_logsumexp(l, V, 1);
+    }
+    constexpr int64_t kBlock = 512;  // words per work item
+    const int64_t nb = (V + kBlock - 1) / kBlock, items = (k1 - k0) * nb;
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t it = 0; it < items; ++it) {
+      const int64_t k = k0 + it / nb, v0 = (it % nb) * kBlock, v1 = std::min(V, v0 + kBlock);
+      const int64_t a = row_begin[k] - r0, e = row_begin[k + 1] - r0;
+      float* y = out + int64_t(hyps[k]) * V;
+      for (int64_t v = v0; v < v1; ++v) {
+        float m = -INFINITY;
+        for (int64_t r = a; r < e; ++r) m = std::max(m, shift[size_t(r)] + logits[r * V + v]);
+        if (e - a == 1 || std::isinf(m)) {
+          y[v] = m;
+          continue;
+        }
+        float z = 0.f;
+        for (int64_t r = a; r < e; ++r) z += std::exp(shift[size_t(r)] + logits[r * V + v] - m);
+        y[v] = m + std::log(z);
+      }
+    }
+    k0 = k1;
+  }
+}
+
+}  // namespace
 
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
   LAVA_CHECK(cfg.hidden % 2 == 0, "hidden size {} must be even (two LSTM directions)", cfg.hidden);
@@ -97,68 +151,121 @@ Var<float> Seq2Seq::inference_log_q(Ctx& c, const Batch& batch) const {
   return log_softmax(masked_fill(scores, mask.data(), Shape{B, T, S}, kMaskedLogit), -1);
 }
 
+EncodedSource Seq2Seq::encode_memory(Ctx& c, const Batch& batch) const {
+  EncodedSource enc;
+  enc.B = batch.B, enc.S = batch.S;
+  Var<float> src = c.drop(embedding(c.p(src_emb_), batch.src.data(), Shape{batch.B, batch.S}));
+  enc.memory = encoder_(c, src, batch.src_len);  // (B, S, H)
+  enc.mask = batch.src_mask;
+  enc.lengths = batch.src_len;
+  return enc;
+}
+
+Var<float> Seq2Seq::scorer_keys(Ctx& c, Var<float> memory) const {
+  return cfg_.attn != AttnVariant::none && cfg_.score == "mlp" ? matmul(memory, c.p(score_k_)) : Var<float>{};
+}
+
+EncodedSource Seq2Seq::encode(Ctx& c, const Batch& batch) const {
+  EncodedSource enc = encode_memory(c, batch);
+  enc.keys = scorer_keys(c, enc.memory);
+  enc.out_memory = out_x_(c, enc.memory);  // (B, S, Hd)
+  return enc;
+}
+
+DecoderState Seq2Seq::initial_state(Ctx& c, int N) const {
+  DecoderState st;
+  Var<float> zero = c.tape.full(Shape{N, cfg_.hidden}, 0.f);
+  st.h.assign(decoder_.size(), zero);
+  st.cell.assign(decoder_.size(), zero);
+  st.context = c.tape.full(Shape{N, cfg_.hidden}, 0.f);
+  return st;
+}
+
+DecoderStep Seq2Seq::decoder_step(Ctx& c, const EncodedSource& enc, int K, const DecoderState& prev,
+                                  const int32_t* prev_tokens) const {
+  const int N = enc.B * K;
+  Var<float> emb = c.drop(embedding(c.p(tgt_emb_), prev_tokens, Shape{N}));  // (N, E)
+  return step_from_input(c, enc, K, prev, add(matmul(emb, c.p(decoder_[0].W_in)), c.p(decoder_[0].b)));
+}
+
+DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, const DecoderState& prev,
+                                     Var<float> in0) const {
+  const int B = enc.B, S = enc.S, N = B * K, H = cfg_.hidden, Hd = cfg_.hidden;
+  LAVA_CHECK(in0.numel() == int64_t(N) * 4 * Hd && prev.context.dim(0) == N, "decoder step: {} hypotheses, input {}",
+             N, in0.shape().str());
+  DecoderStep out;
+  out.state.h.resize(decoder_.size());
+  out.state.cell.resize(decoder_.size());
+  // The LSTM stack: gates = [emb; c_{j−1}] W + h_{j−1} W_hh + b on layer 0, h^{l−1}_j W_in + h^l_{j−1} W_hh + b above.
+  Var<float> layer_in;
+  for (size_t l = 0; l < decoder_.size(); ++l) {
+    const DecoderLayer& d = decoder_[l];
+    Var<float> gates = l == 0 ? add(in0, matmul(prev.context, c.p(d.W_feed)))
+                              : add(matmul(c.drop(layer_in), c.p(d.W_in)), c.p(d.b));
+    gates = add(gates, matmul(prev.h[l], c.p(d.W_hh)));
+    auto hc = lstm_cell(gates, prev.cell[l]);
+    out.state.h[l] = hc.first, out.state.cell[l] = hc.second;
+    layer_in = hc.first;
+  }
+  out.top = layer_in;  // (N, Hd)
+
+  // The prior over source positions; padding gets kMaskedLogit (probability exactly 0). `none`: a fixed uniform
+  // average over the real positions.
+  std::vector<uint8_t> expanded;  // (N, S) mask when K > 1
+  const uint8_t* mask = enc.mask.data();
+  if (K > 1) {
+    expanded.resize(size_t(N) * S);
+    for (int n = 0; n < N; ++n) std::copy_n(enc.mask.data() + size_t(n / K) * S, S, expanded.data() + size_t(n) * S);
+    mask = expanded.data();
+  }
+  if (cfg_.attn == AttnVariant::none) {
+    std::vector<float> lp(size_t(N) * S);
+    for (int n = 0; n < N; ++n)
+      for (int s = 0; s < S; ++s) {
+        const int len = enc.lengths[size_t(n / K)];
+        lp[size_t(n) * S + s] = s < len ? -std::log(float(len)) : kMaskedLogit;
+      }
+    out.log_prior = c.tape.input(Shape{N, S}, lp.data());
+  } else {
+    Var<float> scores;
+    if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
+      Var<float> q = reshape(matmul(out.top, c.p(score_q_)), Shape{B, K, cfg_.attn_size});
+      scores = reshape(matmul(tanh(pair_add(q, enc.keys)), c.p(score_v_)), Shape{N, S});
+    } else {  // general: (h W)ᵀ x_i;  dot: hᵀ x_i
+      Var<float> q = cfg_.score == "general" ? matmul(out.top, c.p(score_q_)) : out.top;
+      scores = reshape(matmul(reshape(q, Shape{B, K, H}), enc.memory, false, true), Shape{N, S});
+    }
+    out.log_prior = log_softmax(masked_fill(scores, mask, Shape{N, S}, kMaskedLogit), -1);
+  }
+  // Input feeding: the soft context under the prior, for every variant.
+  out.state.context = reshape(matmul(reshape(exp(out.log_prior), Shape{B, K, S}), enc.memory), Shape{N, H});
+  return out;
+}
+
 Seq2Seq::Forward Seq2Seq::forward(Ctx& c, const Batch& batch) const {
   const int B = batch.B, S = batch.S, T = batch.T, Hd = cfg_.hidden;
   Forward f;
-  Var<float> src = c.drop(embedding(c.p(src_emb_), batch.src.data(), Shape{B, S}));
-  Var<float> X = encoder_(c, src, batch.src_len);  // (B, S, H)
-  f.memory = X;
+  // The same pieces as encode(), in the order that keeps the backward pass's accumulation order (and so the
+  // training bits) of the original forward: keys after the input projection, U after the decoder.
+  EncodedSource enc = encode_memory(c, batch);
+  f.memory = enc.memory;
+  // Teacher forcing: the first layer's input projection for every step at once, one GEMM of (B·T, E) × (E, 4Hd).
   Var<float> tgt_in = c.drop(embedding(c.p(tgt_emb_), batch.tgt_in.data(), Shape{B, T}));
-
-  // Step-independent pieces: input projections for every step, the scorer's key projection.
-  std::vector<Var<float>> in_proj;
-  in_proj.push_back(add(matmul(tgt_in, c.p(decoder_[0].W_in)), c.p(decoder_[0].b)));  // (B, T, 4Hd)
-  Var<float> keys;
-  if (cfg_.attn != AttnVariant::none && cfg_.score == "mlp") keys = matmul(X, c.p(score_k_));  // (B, S, A)
-  Var<float> uniform;  // `none`: a fixed uniform average over the real positions
-  if (cfg_.attn == AttnVariant::none) {
-    std::vector<float> lp(size_t(B) * S);
-    for (int b = 0; b < B; ++b)
-      for (int s = 0; s < S; ++s)
-        lp[size_t(b) * S + s] = s < batch.src_len[size_t(b)] ? -std::log(float(batch.src_len[size_t(b)])) : kMaskedLogit;
-    uniform = c.tape.input(Shape{B, S}, lp.data());
-  }
-
-  std::vector<Var<float>> h(decoder_.size()), cell(decoder_.size());
-  for (size_t l = 0; l < decoder_.size(); ++l) h[l] = cell[l] = c.tape.full(Shape{B, Hd}, 0.f);
-  Var<float> context = c.tape.full(Shape{B, cfg_.hidden}, 0.f);
+  Var<float> in_proj = add(matmul(tgt_in, c.p(decoder_[0].W_in)), c.p(decoder_[0].b));  // (B, T, 4Hd)
+  enc.keys = scorer_keys(c, enc.memory);
+  DecoderState state = initial_state(c, B);
   std::vector<Var<float>> states, priors;
   for (int t = 0; t < T; ++t) {
-    Var<float> layer_in;
-    for (size_t l = 0; l < decoder_.size(); ++l) {
-      const DecoderLayer& d = decoder_[l];
-      Var<float> gates =
-          l == 0 ? add(reshape(slice(in_proj[0], 1, t, 1), Shape{B, 4 * Hd}), matmul(context, c.p(d.W_feed)))
-                 : add(matmul(c.drop(layer_in), c.p(d.W_in)), c.p(d.b));
-      gates = add(gates, matmul(h[l], c.p(d.W_hh)));
-      auto hc = lstm_cell(gates, cell[l]);
-      h[l] = hc.first, cell[l] = hc.second;
-      layer_in = h[l];
-    }
-    Var<float> top = layer_in;  // (B, Hd)
-    Var<float> log_p;
-    if (cfg_.attn == AttnVariant::none) {
-      log_p = uniform;
-    } else {
-      Var<float> scores;
-      if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
-        Var<float> q = reshape(matmul(top, c.p(score_q_)), Shape{B, 1, cfg_.attn_size});
-        scores = reshape(matmul(tanh(pair_add(q, keys)), c.p(score_v_)), Shape{B, S});
-      } else {  // general: (h W)ᵀ x_i;  dot: hᵀ x_i
-        Var<float> q = cfg_.score == "general" ? matmul(top, c.p(score_q_)) : top;
-        scores = reshape(matmul(reshape(q, Shape{B, 1, cfg_.hidden}), X, false, true), Shape{B, S});
-      }
-      log_p = log_softmax(masked_fill(scores, batch.src_mask.data(), Shape{B, S}, kMaskedLogit), -1);
-    }
-    context = reshape(matmul(reshape(exp(log_p), Shape{B, 1, S}), X), Shape{B, cfg_.hidden});
-    states.push_back(reshape(top, Shape{B, 1, Hd}));
-    priors.push_back(reshape(log_p, Shape{B, 1, S}));
+    DecoderStep step = step_from_input(c, enc, 1, state, reshape(slice(in_proj, 1, t, 1), Shape{B, 4 * Hd}));
+    state = step.state;
+    states.push_back(reshape(step.top, Shape{B, 1, Hd}));
+    priors.push_back(reshape(step.log_prior, Shape{B, 1, S}));
   }
   f.dists.log_prior = concat(priors.data(), T, 1);  // (B, T, S)
   if (variant_info(cfg_.attn).uses_q) f.dists.log_q = inference_log_q(c, batch);
   Var<float> Hdec = concat(states.data(), T, 1);  // (B, T, Hd)
   f.head.query = out_h_(c, Hdec);
-  f.head.memory = out_x_(c, X);
+  f.head.memory = out_x_(c, enc.memory);
   f.head.W_gen = c.p(gen_.W);
   f.head.b_gen = c.p(gen_.b);
   f.token_mask.assign(size_t(B) * T, 0.f);
@@ -201,6 +308,81 @@ AttentionMaps Seq2Seq::attention_maps(Ctx& c, const Batch& batch) const {
   Var<float> post = softmax(joint, -1);
   m.posterior.assign(post.val(), post.val() + n);
   return m;
+}
+
+void Seq2Seq::next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const DecoderStep& step, int kmax,
+                                  const uint8_t* live, float* out) const {
+  LAVA_CHECK(!c.tape.grad_enabled(), "next_word_log_probs is for decoding: run it under NoGrad");
+  const int S = enc.S, N = enc.B * K, Hd = cfg_.hidden, V = cfg_.tgt_vocab;
+  const bool latent = variant_info(cfg_.attn).latent;
+  if (cfg_.attn == AttnVariant::none) kmax = 0;  // a uniform average has no top K
+  const float* A = out_h_(c, step.top).val();    // (N, Hd): h_j W + b, the query's part of the output layer
+  const float* U = enc.out_memory.val();          // (B, S, Hd): x_i W_x
+  const float* lp = step.log_prior.val();         // (N, S)
+
+  // The prior of each live hypothesis, in double over its real positions (padding has probability exactly 0),
+  // restricted to the top kmax with K-max, and renormalised as attention_eval does: terms (position, log weight).
+  std::vector<int32_t> hyps;
+  std::vector<int64_t> term_begin{0};
+  std::vector<std::pair<int32_t, float>> terms;
+  std::vector<std::pair<float, int32_t>> order;
+  for (int n = 0; n < N; ++n) {
+    if (live && !live[n]) continue;
+    const float* p = lp + size_t(n) * S;
+    order.clear();
+    for (int32_t s = 0; s < S; ++s)
+      if (p[s] > kMaskedLogit / 2) order.push_back({-p[s], s});
+    if (kmax > 0 && kmax < int(order.size())) {
+      std::partial_sort(order.begin(), order.begin() + kmax, order.end());  // largest first, ties: lower position
+      order.resize(size_t(kmax));
+      std::sort(order.begin(), order.end(), [](auto x, auto y) { return x.second < y.second; });
+    }
+    double m = -INFINITY, z = 0;
+    for (auto [neg, s] : order) m = std::max(m, double(p[s]));
+    for (auto [neg, s] : order) z += std::exp(double(p[s]) - m);
+    for (auto [neg, s] : order) terms.push_back({s, float(double(p[s]) - m - std::log(z))});
+    hyps.push_back(n);
+    term_begin.push_back(int64_t(terms.size()));
+  }
+  const int64_t nh = int64_t(hyps.size());
+  if (nh == 0) return;
+
+  // Output-layer inputs o = tanh(A_n + U_s): one row per term (latent), or one row at the soft context per
+  // hypothesis, tanh(A_n + Σ_s w_s U_s) (soft, none).
+  std::vector<int64_t> row_begin(size_t(nh) + 1);
+  for (int64_t k = 0; k <= nh; ++k) row_begin[size_t(k)] = latent ? term_begin[size_t(k)] : k;
+  const int64_t R = row_begin[size_t(nh)];
+  float* o = c.tape.scratch<float>(R * Hd);     // (R, Hd)
+  float* logw = c.tape.scratch<float>(R);       // (R)
+#pragma omp parallel for schedule(static) if (R * Hd >= kParallelMin)
+  for (int64_t k = 0; k < nh; ++k) {
+    const int n = hyps[size_t(k)];
+    const float* a = A + int64_t(n) * Hd;
+    const float* u = U + int64_t(n / K) * S * Hd;
+    if (latent) {
+      for (int64_t t = term_begin[size_t(k)]; t < term_begin[size_t(k) + 1]; ++t) {
+        const auto [s, lw] = terms[size_t(t)];
+        float* row = o + t * Hd;
+        for (int h = 0; h < Hd; ++h) row[h] = std::tanh(a[h] + u[int64_t(s) * Hd + h]);
+        logw[t] = lw;
+      }
+    } else {
+      float* row = o + k * Hd;
+      for (int h = 0; h < Hd; ++h) row[h] = 0.f;
+      for (int64_t t = term_begin[size_t(k)]; t < term_begin[size_t(k) + 1]; ++t) {
+        const auto [s, lw] = terms[size_t(t)];
+        const float ws = std::exp(lw);
+        for (int h = 0; h < Hd; ++h) row[h] += ws * u[int64_t(s) * Hd + h];
+      }
+      for (int h = 0; h < Hd; ++h) row[h] = std::tanh(a[h] + row[h]);
+      logw[k] = 0.f;
+    }
+  }
+  int64_t chunk = 256;
+  for (int64_t k = 0; k < nh; ++k) chunk = std::max(chunk, row_begin[size_t(k) + 1] - row_begin[size_t(k)]);
+  float* logits = c.tape.scratch<float>(std::min(chunk, R) * V);
+  mixture_log_softmax(out, logits, o, logw, row_begin.data(), hyps.data(), nh, c.p(gen_.W).val(), c.p(gen_.b).val(),
+                      Hd, V, chunk);
 }
 
 }  // namespace lava

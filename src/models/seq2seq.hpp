@@ -9,6 +9,11 @@
 //             whole target; only the word embeddings are shared with the generative model.
 // Because input feeding uses the soft context, a sampled or enumerated z_j never changes later decoder states, so
 // the per-token marginal Σ_i p(z_j = i) f_i is exact with O(S) enumeration per token.
+//
+// Decoding (paper-notes §1.7) runs the same decoder step as training, one token at a time: encode() once per batch
+// of source sentences, initial_state(), then decoder_step() and next_word_log_probs() per output position, for a
+// set of hypotheses of which each reads one source sentence (hypothesis n reads sentence n / K, K hypotheses per
+// sentence; the teacher-forced forward is the case K = 1 with the reference tokens as inputs).
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +41,28 @@ struct AttentionMaps {
   std::vector<float> prior, posterior, q;  // q empty without an inference network
 };
 
+// The source side of a batch, encoded once: everything the decoder reads at every step.
+struct EncodedSource {
+  int B = 0, S = 0;
+  Var<float> memory;             // X = x_1..x_S: (B, S, H)
+  Var<float> keys;               // mlp scorer: x_i W_k, (B, S, A); empty for general, dot and none
+  Var<float> out_memory;         // U_i = x_i W_x, the memory's part of the output layer: (B, S, Hd)
+  std::vector<uint8_t> mask;     // (B, S) 1 = padding
+  std::vector<int32_t> lengths;  // (B) source lengths
+};
+
+// The recurrent state of N hypotheses between two decoder steps.
+struct DecoderState {
+  std::vector<Var<float>> h, cell;  // per layer: (N, Hd)
+  Var<float> context;               // (N, H): c_{j−1} = Σ_i p(z_{j−1} = i) x_i, fed into step j
+};
+
+struct DecoderStep {
+  DecoderState state;    // after step j
+  Var<float> log_prior;  // (N, S): log p(z_j = i | x, y_<j), padded positions at kMaskedLogit
+  Var<float> top;        // (N, Hd): h_j of the top decoder layer, the query
+};
+
 class Seq2Seq {
  public:
   explicit Seq2Seq(const Seq2SeqConfig& cfg);
@@ -49,6 +76,24 @@ class Seq2Seq {
   AttentionEvalSums evaluate(Ctx& c, const Batch& batch, int kmax) const;
   AttentionMaps attention_maps(Ctx& c, const Batch& batch) const;
 
+  // ---- incremental decoding (the teacher-forced forward runs these same steps) ----
+  // Encoder memory, scorer keys and U for the batch's source side (batch.src, src_len, src_mask, B, S).
+  EncodedSource encode(Ctx& c, const Batch& batch) const;
+  // Zero state for N hypotheses (the decoder starts from zeros, paper-notes §1.1).
+  DecoderState initial_state(Ctx& c, int N) const;
+  // One step for N = enc.B · K hypotheses; hypothesis n reads source sentence n / K and was fed prev_tokens[n]
+  // (<bos> at the first step): input [emb(y_{j−1}); c_{j−1}] -> LSTM stack -> prior over source positions.
+  DecoderStep decoder_step(Ctx& c, const EncodedSource& enc, int K, const DecoderState& prev,
+                           const int32_t* prev_tokens) const;
+  // log p(y_j = v | x, y_<j) for every word v and every hypothesis n with live[n] != 0 (live == nullptr: all), into
+  // out (N, V) row-major; rows of other hypotheses are left untouched. No gradient (run under NoGrad).
+  //   latent variants: the exact marginal  logsumexp_s [ log p(z_j = s) + log f(x, e_s)_v ]
+  //   soft, none:      log f(x, E_p[z])_v  (f at the soft context Σ_s p_s x_s)
+  // kmax > 0 first restricts the prior to its kmax largest positions (ties: the lower position) and renormalises,
+  // as `lava eval --kmax` does (for soft the context then averages over those positions; `none` ignores kmax).
+  void next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const DecoderStep& step, int kmax,
+                           const uint8_t* live, float* out) const;
+
  private:
   struct Forward {
     Var<float> memory;  // (B, S, H)
@@ -57,7 +102,12 @@ class Seq2Seq {
     std::vector<float> token_mask;  // (B, T)
   };
   Forward forward(Ctx& c, const Batch& batch) const;
+  // The step from the first layer's input part of the gates, in0 = emb(y_{j−1}) W_in + b: (N, 4Hd).
+  DecoderStep step_from_input(Ctx& c, const EncodedSource& enc, int K, const DecoderState& prev,
+                              Var<float> in0) const;
   Var<float> inference_log_q(Ctx& c, const Batch& batch) const;
+  EncodedSource encode_memory(Ctx& c, const Batch& batch) const;  // X, mask, lengths (no keys, no U)
+  Var<float> scorer_keys(Ctx& c, Var<float> memory) const;        // mlp: X W_k; empty otherwise
 
   Seq2SeqConfig cfg_;
   int src_emb_, tgt_emb_;

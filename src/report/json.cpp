@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/utf8.hpp"
 
 namespace lava {
 
@@ -15,41 +16,6 @@ namespace {
 
 constexpr int kMaxDepth = 200;
 constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53: every integer up to here is exact in a double
-
-// Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, <= U+10FFFF),
-// or 0 if the bytes there are not one.
-size_t utf8_sequence_length(const unsigned char* p, size_t avail) {
-  const unsigned c = p[0];
-  size_t n;
-  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = (c == 0xE0 ? 0xA0 : 0x80), hi = (c == 0xED ? 0x9F : 0xBF);
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = (c == 0xF0 ? 0x90 : 0x80), hi = (c == 0xF4 ? 0x8F : 0xBF);
-  else return 0;
-  if (avail < n || p[1] < lo || p[1] > hi) return 0;
-  for (size_t i = 2; i < n; ++i)
-    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-  return n;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | (cp >> 6));
-    out += char(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += char(0xE0 | (cp >> 12));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xF0 | (cp >> 18));
-    out += char(0x80 | ((cp >> 12) & 0x3F));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
-}
 
 // 'x' for printable ASCII, byte 0xNN otherwise: error messages must stay one readable line.
 std::string describe_char(char c) {
@@ -261,7 +227,7 @@ class JsonParser {
               if (lo < 0xDC00 || lo > 0xDFFF) fail("high surrogate in \\u escape not followed by a low one");
               cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             }
-            append_utf8(out, cp);
+            append_utf8(out, char32_t(cp));
             break;
           }
           default: fail(fmt::format("bad escape \\{} in string", e));
@@ -381,149 +347,6 @@ JsonValue& JsonValue::set(std::string key, JsonValue v) {
     if (k == key) return old = std::move(v);
   obj_.emplace_back(std::move(key), std::move(v));
   return obj_.back().second;
-}
-
-// ---------------------------------------------------------------- writer
-
-void append_json_number(std::string& out, double x) {
-  if (!std::isfinite(x)) return void(out += "null");
-  fmt::format_to(std::back_inserter(out), "{}", x);  // fmt 9: shortest digits that round-trip
-}
-
-void append_json_number(std::string& out, float x) {
-  if (!std::isfinite(x)) return void(out += "null");
-  fmt::format_to(std::back_inserter(out), "{}", x);
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned c = p[i];
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\b') out += "\\b";
-    else if (c == '\f') out += "\\f";
-    else if (c < 0x20) fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-    else if (c >= 0x80) {
-      size_t n = utf8_sequence_length(p + i, s.size() - i);
-      if (n == 0) {
-        out += "\\ufffd";  // keep the output valid UTF-8 whatever bytes we were handed
-        ++i;
-      } else {
-        out.append(s.substr(i, n));
-        i += n;
-      }
-      continue;
-    } else out += char(c);
-    ++i;
-  }
-  out += '"';
-}
-
-namespace {
-void append_value(std::string& out, const JsonValue& v) {
-  switch (v.kind()) {
-    case JsonValue::Kind::null: out += "null"; break;
-    case JsonValue::Kind::boolean: out += v.boolean() ? "true" : "false"; break;
-    case JsonValue::Kind::number: append_json_number(out, v.number()); break;
-    case JsonValue::Kind::string: append_json_string(out, v.str()); break;
-    case JsonValue::Kind::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v.items()) {
-        if (!first) out += ',';
-        first = false;
-        append_value(out, e);
-      }
-      out += ']';
-      break;
-    }
-    case JsonValue::Kind::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [k, e] : v.members()) {
-        if (!first) out += ',';
-        first = false;
-        append_json_string(out, k);
-        out += ':';
-        append_value(out, e);
-      }
-      out += '}';
-      break;
-    }
-  }
-}
-}  // namespace
-
-std::string to_json(const JsonValue& v) {
-  std::string out;
-  append_value(out, v);
-  return out;
-}
-
-// ---------------------------------------------------------------- JsonLine
-
-void JsonLine::key(std::string_view k) {
-  LAVA_CHECK(std::find(keys_.begin(), keys_.end(), k) == keys_.end(), "duplicate key \"{}\" in a JSON line", k);
-  keys_.emplace_back(k);
-  buf_ += buf_.empty() ? '{' : ',';
-  append_json_string(buf_, k);
-  buf_ += ':';
-}
-
-JsonLine& JsonLine::add(std::string_view k, double v) {
-  key(k);
-  append_json_number(buf_, v);
-  return *this;
-}
-JsonLine& JsonLine::add(std::string_view k, float v) {
-  key(k);
-  append_json_number(buf_, v);
-  return *this;
-}
-JsonLine& JsonLine::add(std::string_view k, bool v) { return add_raw(k, v ? "true" : "false"); }
-JsonLine& JsonLine::add(std::string_view k, std::string_view v) {
-  key(k);
-  append_json_string(buf_, v);
-  return *this;
-}
-JsonLine& JsonLine::add_null(std::string_view k) { return add_raw(k, "null"); }
-JsonLine& JsonLine::add(std::string_view k, const JsonValue& v) { return add_raw(k, to_json(v)); }
-
-template <class Seq, class Append>
-static void append_list(std::string& out, const Seq& seq, Append append) {
-  out += '[';
-  for (size_t i = 0; i < seq.size(); ++i) {
-    if (i) out += ',';
-    append(out, seq[i]);
-  }
-  out += ']';
-}
-
-JsonLine& JsonLine::add(std::string_view k, std::span<const double> v) {
-  key(k);
-  append_list(buf_, v, [](std::string& o, double x) { append_json_number(o, x); });
-  return *this;
-}
-JsonLine& JsonLine::add(std::string_view k, std::span<const float> v) {
-  key(k);
-  append_list(buf_, v, [](std::string& o, float x) { append_json_number(o, x); });
-  return *this;
-}
-JsonLine& JsonLine::add(std::string_view k, const std::vector<std::string>& v) {
-  key(k);
-  append_list(buf_, v, [](std::string& o, const std::string& s) { append_json_string(o, s); });
-  return *this;
-}
-
-JsonLine& JsonLine::add_raw(std::string_view k, std::string_view json) {
-  key(k);
-  buf_ += json;
-  return *this;
 }
 
 }  // namespace lava

@@ -1,0 +1,251 @@
+// Decoding the translation model: the incremental decoder steps reproduce the exact evaluation when fed the reference
+// (so greedy and beam search rank words by the very distribution `lava eval` scores), each step's distribution is
+// normalised, beam 1 is greedy, a wider beam never finds a worse model score, and `lava translate` handles its inputs.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli_runner.hpp"
+#include "data/synth_task.hpp"
+#include "models/beam_search.hpp"
+#include "models/nmt_trainer.hpp"
+#include "nn/optim.hpp"
+
+using namespace lava;
+
+namespace {
+
+const std::string& decode_corpus() {
+  static const std::string dir = [] {
+    std::string d = "/tmp/lava_test_decode_" + std::to_string(getpid());
+    SynthOptions o;
+    o.out_dir = d;
+    o.train = 64, o.valid = 16, o.test = 16, o.min_len = 3, o.max_len = 7, o.vocab = 30, o.quiet = true;
+    build_synth_task(o);
+    return d;
+  }();
+  return dir;
+}
+
+ParallelCorpus load_decode_corpus() {
+  CorpusOptions co;
+  co.dir = decode_corpus();
+  co.keep_target_tokens = true;
+  return load_parallel_corpus(co, VocabOptions{}, VocabOptions{});
+}
+
+Seq2SeqConfig small_config(const ParallelCorpus& c, AttnVariant v, int layers = 1) {
+  Seq2SeqConfig cfg;
+  cfg.attn = v;
+  cfg.src_vocab = c.src_vocab.size(), cfg.tgt_vocab = c.tgt_vocab.size();
+  cfg.emb = 8, cfg.hidden = 12, cfg.attn_size = 6, cfg.inf_hidden = 6, cfg.layers = layers;
+  cfg.dropout = 0.f;
+  return cfg;
+}
+
+// A few Adam steps on the training pairs, so that distributions are peaked and decoding has something to find.
+void train_briefly(Seq2Seq& model, const ParallelCorpus& corpus, int steps) {
+  model.ps.init_uniform(0.3f, 11);
+  Adam<float> adam;
+  adam.lr = 0.03f;
+  Tape<float> tape;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<int> idx;
+    for (int k = 0; k < 16; ++k) idx.push_back((step * 16 + k) % int(corpus.train.pairs.size()));
+    tape.reset();
+    Ctx c{tape, model.ps, true, CounterRng(3, uint64_t(step)), 0.f};
+    Var<float> loss =
+        affine(model.objective(c, make_batch(corpus.train.pairs, idx), ObjectiveOptions{}).objective, -1.f / 16, 0.f);
+    model.ps.zero_grad();
+    tape.backward(loss);
+    clip_grad_norm(model.ps, 5.f);
+    adam.step(model.ps);
+  }
+}
+
+// log p(y | x) of given outputs, by the exact evaluation (teacher forcing through the whole batch at once).
+std::vector<double> scored_by_evaluation(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& src,
+                                         const std::vector<Translation>& out, int kmax) {
+  std::vector<double> lp;
+  Tape<float> tape;
+  for (size_t i = 0; i < src.size(); ++i) {
+    std::vector<SentencePair> one = {SentencePair{src[i], out[i].tokens, 1}};
+    tape.reset();
+    Ctx c{tape, const_cast<ParamStore<float>&>(model.ps), false, CounterRng(1, 1), 0.f};
+    lp.push_back(model.evaluate(c, make_batch(one, std::vector<int>{0}), kmax).log_lik);
+  }
+  return lp;
+}
+
+std::vector<std::vector<int32_t>> sources_of(const ParallelSplit& split, size_t n) {
+  std::vector<std::vector<int32_t>> s;
+  for (size_t i = 0; i < n && i < split.pairs.size(); ++i) s.push_back(split.pairs[i].src);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and every step's distribution sums to 1") {
+  ParallelCorpus corpus = load_decode_corpus();
+  struct Case {
+    AttnVariant v;
+    const char* score;
+    int layers, kmax;
+  };
+  for (Case cs : {Case{AttnVariant::marginal, "mlp", 2, 0}, Case{AttnVariant::marginal, "general", 1, 2},
+                  Case{AttnVariant::var_enum, "dot", 1, 0}, Case{AttnVariant::marginal, "mlp", 1, 1}, Case{AttnVariant::hard_enum, "mlp", 1, 3},
+                  Case{AttnVariant::soft, "mlp", 2, 0}, Case{AttnVariant::none, "mlp", 1, 0}}) {
+    Seq2SeqConfig cfg = small_config(corpus, cs.v, cs.layers);
+    cfg.score = cs.score;
+    Seq2Seq model(cfg);
+    model.ps.init_uniform(0.8f, 5);  // large enough for peaked, position-dependent distributions
+    const Batch batch = make_batch(corpus.valid.pairs, std::vector<int>{0, 1, 2, 3, 4, 5});
+    Tape<float> tape;
+    Ctx c{tape, model.ps, false, CounterRng(1, 2), 0.f};
+    const AttentionEvalSums exact = model.evaluate(c, batch, cs.kmax);
+    tape.reset();
+    NoGrad<float> no_grad(tape);
+    const EncodedSource enc = model.encode(c, batch);
+    DecoderState state = model.initial_state(c, batch.B);
+    const int V = cfg.tgt_vocab;
+    std::vector<float> logp(size_t(batch.B) * V);
+    double stepped = 0, worst_norm = 0;
+    for (int t = 0; t < batch.T; ++t) {
+      std::vector<int32_t> in(size_t(batch.B));
+      for (int b = 0; b < batch.B; ++b) in[size_t(b)] = batch.tgt_in[size_t(b * batch.T + t)];
+      const DecoderStep step = model.decoder_step(c, enc, 1, state, in.data());
+      model.next_word_log_probs(c, enc, 1, step, cs.kmax, nullptr, logp.data());
+      state = step.state;
+      for (int b = 0; b < batch.B; ++b) {
+        double total = 0;
+        for (int v = 0; v < V; ++v) total += std::exp(double(logp[size_t(b * V + v)]));
+        worst_norm = std::max(worst_norm, std::abs(total - 1));
+        if (t < batch.tgt_len[size_t(b)]) stepped += logp[size_t(b * V + batch.tgt_out[size_t(b * batch.T + t)])];
+      }
+    }
+    const std::string name = variant_info(cs.v).name;
+    CAPTURE(name);
+    CAPTURE(cs.kmax);
+    CHECK(worst_norm < 1e-5);
+    CHECK(stepped == doctest::Approx(exact.log_lik).epsilon(1e-5));
+    CHECK(exact.log_lik < -1.0);  // not a degenerate model
+  }
+}
+
+TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the reported scores are the model's") {
+  ParallelCorpus corpus = load_decode_corpus();
+  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft}) {
+    Seq2Seq model(small_config(corpus, v));
+    train_briefly(model, corpus, 40);
+    const auto src = sources_of(corpus.valid, 12);
+    const std::string name = variant_info(v).name;
+    CAPTURE(name);
+
+    DecodeOptions opt;  // the paper's settings: length penalty and EOS normalisation on
+    opt.beam = 1;
+    const std::vector<Translation> greedy = greedy_decode(model, src, opt), beam1 = beam_search(model, src, opt);
+    for (size_t i = 0; i < src.size(); ++i) {
+      CHECK(beam1[i].tokens == greedy[i].tokens);
+      CHECK(beam1[i].score == greedy[i].score);
+      CHECK(beam1[i].log_prob == greedy[i].log_prob);
+      CHECK(int(greedy[i].tokens.size()) <= max_output_words(int(src[i].size()), opt));
+    }
+
+    opt.alpha = 0, opt.eos_norm = 0;  // rank by the model score alone
+    const std::vector<Translation> g = greedy_decode(model, src, opt);
+    opt.beam = 5;
+    const std::vector<Translation> wide = beam_search(model, src, opt);
+    const std::vector<double> g_eval = scored_by_evaluation(model, src, g, 0);
+    const std::vector<double> w_eval = scored_by_evaluation(model, src, wide, 0);
+    int better = 0;
+    for (size_t i = 0; i < src.size(); ++i) {
+      CAPTURE(i);
+      CHECK(wide[i].log_prob >= g[i].log_prob - 1e-9);
+      CHECK(wide[i].score == wide[i].log_prob);  // no penalties: the score is log p(y | x)
+      CHECK(g[i].log_prob == doctest::Approx(g_eval[i]).epsilon(1e-5));
+      CHECK(wide[i].log_prob == doctest::Approx(w_eval[i]).epsilon(1e-5));
+      better += wide[i].log_prob > g[i].log_prob + 1e-6;
+    }
+    MESSAGE(name, ": beam 5 beats greedy on ", better, " of ", src.size(), " sentences");
+
+    // Batching does not change a sentence's result: one at a time through translate_corpus gives the same output.
+    opt.batch_size = 1;
+    const std::vector<Translation> single = translate_corpus(model, src, opt);
+    for (size_t i = 0; i < src.size(); ++i) CHECK(single[i].tokens == wide[i].tokens);
+  }
+}
+
+TEST_CASE("decode: translate_corpus keeps the input order and gives empty lines for empty sources") {
+  ParallelCorpus corpus = load_decode_corpus();
+  Seq2Seq model(small_config(corpus, AttnVariant::marginal));
+  train_briefly(model, corpus, 20);
+  std::vector<std::vector<int32_t>> src = sources_of(corpus.valid, 5);
+  src.insert(src.begin() + 2, std::vector<int32_t>{});
+  DecodeOptions opt;
+  opt.beam = 3, opt.batch_size = 2;
+  const std::vector<Translation> out = translate_corpus(model, src, opt);
+  REQUIRE(out.size() == src.size());
+  CHECK(out[2].tokens.empty());
+  const std::vector<Translation> direct = beam_search(model, {src[4], src[5]}, opt);
+  CHECK(out[4].tokens == direct[0].tokens);
+  CHECK(out[5].tokens == direct[1].tokens);
+  Translation t;
+  t.tokens = {corpus.tgt_vocab.id("soolack"), Vocab::kUnk};
+  CHECK(translation_text(t, corpus.tgt_vocab).find(" <unk>") != std::string::npos);
+}
+
+TEST_CASE("decode: lava translate writes one line per input line and rejects bad input with file:line") {
+  ParallelCorpus corpus = load_decode_corpus();
+  Seq2Seq model(small_config(corpus, AttnVariant::marginal));
+  train_briefly(model, corpus, 10);
+  const std::string model_path = temp_path("decode_model.safetensors");
+  save_nmt(model_path, model, corpus.src_vocab, corpus.tgt_vocab, {});
+  const std::string input = temp_path("decode_in.txt"), output = temp_path("decode_out.txt");
+  std::string text;
+  for (int i = 0; i < 3; ++i) {
+    for (const int32_t id : corpus.valid.pairs[size_t(i)].src) text += corpus.src_vocab.token(id) + " ";
+    text += i == 1 ? "\n\nnot-a-known-word\n" : "\n";
+  }
+  write_text(input, text);  // 5 lines: sentence, sentence, empty, an unknown word, sentence
+
+  CliResult r = run_lava("translate -q --beam 3 --model " + model_path + " --input " + input + " --output " + output);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  const std::string got = slurp(output);
+  CHECK(std::count(got.begin(), got.end(), '\n') == 5);
+  CHECK(got.find("\n\n") != std::string::npos);  // the empty line stays empty
+  r = run_lava("translate -q --beam 3 --model " + model_path + " --input " + input);
+  CHECK(r.code == 0);
+  CHECK(r.out == got);
+
+  r = run_lava("translate --model /nonexistent/model.safetensors --input " + input);
+  CHECK(r.code == 1);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("/nonexistent/model.safetensors") != std::string::npos);
+  r = run_lava("translate --model " + model_path + " --input /nonexistent/input.txt");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("/nonexistent/input.txt") != std::string::npos);
+
+  write_text(input, "a b\nc d\ne \xff f\n");
+  r = run_lava("translate --model " + model_path + " --input " + input + " --output " + output);
+  CHECK(r.code == 1);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find(input + ":3") != std::string::npos);
+  CHECK(slurp(output) == got);  // a failed run leaves the earlier output alone
+  write_text(input, "a b\na b c d e\n");
+  r = run_lava("translate --max-tokens 4 --model " + model_path + " --input " + input);
+  CHECK(r.code == 1);
+  CHECK(r.err.find(input + ":2") != std::string::npos);
+  r = run_lava("translate --beam 0 --model " + model_path + " --input " + input);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--beam") != std::string::npos);
+
+  // lava eval --bleu: a BLEU key in the JSON line, between 0 and 100.
+  r = run_lava("eval -q --format json --bleu --beam 2 --split valid --model " + model_path + " --data " +
+               decode_corpus());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"bleu\":") != std::string::npos);
+  for (const std::string& p : {model_path, input, output}) std::remove(p.c_str());
+}
