@@ -15,22 +15,12 @@
 #include "data/batcher.hpp"
 #include "data/parallel_corpus.hpp"
 #include "data/vocab.hpp"
+#include "temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
 
-// A fresh directory per test, removed at the end.
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const char* tag) {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() / fmt::format("lava_corpus_{}_{}_{}", tag, ::getpid(), counter++);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
@@ -52,7 +42,7 @@ struct SmallCorpus {
   TempDir dir{"small"};
   CorpusOptions options;
   SmallCorpus() {
-    options.dir = dir.path.string();
+    options.dir = dir.dir.string();
     options.src_lang = "de";
     options.tgt_lang = "en";
     write_bytes(dir.file("train.de"), "das haus\nein haus ist gross\n\nder hund\ndas haus ist klein\nhund\nein hund\n");
@@ -193,7 +183,7 @@ TEST_CASE("corpus: byte-order mark, CRLF, tabs and a missing final newline are r
   TempDir dir("crlf");
   write_bytes(dir.file("train.fr"), "\xEF\xBB\xBFla maison\r\nle  chien\t\r\nun chat");
   write_bytes(dir.file("train.en"), "the house\r\nthe dog\r\na cat");
-  CorpusOptions o{.dir = dir.path.string(), .src_lang = "fr", .tgt_lang = "en"};
+  CorpusOptions o{.dir = dir.dir.string(), .src_lang = "fr", .tgt_lang = "en"};
   ParallelSplit s = read_parallel_split(o, CorpusSplit::train, Vocab(), Vocab());
   CHECK(s.stats.lines == 3);
   CHECK(s.pairs.size() == 3);

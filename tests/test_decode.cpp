@@ -138,7 +138,7 @@ TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the re
   ParallelCorpus corpus = load_decode_corpus();
   for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft}) {
     Seq2Seq model(small_config(corpus, v));
-    train_briefly(model, corpus, 40);
+    train_briefly(model, corpus, 28);  // short of convergence: greedy's choices are often not the best
     const auto src = sources_of(corpus.valid, 12);
     const std::string name = variant_info(v).name;
     CAPTURE(name);
@@ -169,6 +169,7 @@ TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the re
       better += wide[i].log_prob > g[i].log_prob + 1e-6;
     }
     MESSAGE(name, ": beam 5 beats greedy on ", better, " of ", src.size(), " sentences");
+    CHECK(better > 0);  // the search is not greedy in disguise
 
     // Batching does not change a sentence's result: one at a time through translate_corpus gives the same output.
     opt.batch_size = 1;

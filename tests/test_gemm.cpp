@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -312,4 +313,15 @@ TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny bloc
         }
   omp_set_num_threads(saved);
   CHECK(cases == 3 * 3 * 2 * 4);
+}
+
+TEST_CASE("gemm: leading dimensions smaller than the matrix are rejected") {
+  std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 0.0f);
+  CHECK_THROWS_AS(lava::gemm<float>(false, false, 4, 4, 4, 1.0f, a.data(), 3, b.data(), 4, 0.0f, c.data(), 4),
+                  std::logic_error);
+  CHECK_THROWS_AS(lava::gemm<float>(false, true, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 3, 0.0f, c.data(), 4),
+                  std::logic_error);
+  CHECK_THROWS_AS(lava::gemm<float>(false, false, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f, c.data(), 3),
+                  std::logic_error);
+  CHECK_NOTHROW(lava::gemm<float>(true, true, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f, c.data(), 4));
 }

@@ -12,22 +12,12 @@
 #include "core/check.hpp"
 #include "data/npy_file.hpp"
 #include "data/vqa_questions.hpp"
+#include "temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
 
-// A fresh directory per test, removed at the end.
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const char* tag) {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() / fmt::format("lava_npy_{}_{}_{}", tag, ::getpid(), counter++);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const char* name) const { return (path / name).string(); }
-};
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -131,7 +121,7 @@ TEST_CASE("npy: malformed or unsupported files are InputErrors naming the file")
     check_input_error([&] { NpyFile::open(path); }, path, c.needle);
   }
   check_input_error([&] { NpyFile::open(dir.file("missing.npy")); }, dir.file("missing.npy"), "cannot open");
-  check_input_error([&] { NpyFile::open(dir.path.string()); }, dir.path.string(), "");
+  check_input_error([&] { NpyFile::open(dir.dir.string()); }, dir.dir.string(), "");
   write_npy(path, {2, 3}, std::vector<float>(6, 1.0f).data());
   check_input_error([&] { read_npy(path, 3); }, path, "rank 2");
   check_input_error([&] { NpyRegionFeatures features(path); }, path, "rank 2");

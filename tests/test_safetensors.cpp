@@ -15,32 +15,12 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "nn/safetensors.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test case, removed afterwards.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("lava_test_st_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  // Names in the directory (to spot left-over temp files).
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
 
 // A safetensors file from a raw header and data, padded like the real writer.
 std::string make_file(std::string header, const std::string& data, bool pad = true) {
@@ -53,7 +33,7 @@ std::string make_file(std::string header, const std::string& data, bool pad = tr
 
 // The InputError message loading `bytes` gives, or "" if it loaded.
 std::string load_error(const TempDir& tmp, const std::string& bytes, const std::string& name = "bad.safetensors") {
-  const std::string path = tmp.path(name);
+  const std::string path = tmp.file(name);
   lava::write_file_atomic(path, bytes);
   try {
     lava::load_safetensors(path);
@@ -76,7 +56,7 @@ std::vector<lava::NamedTensor> sample_tensors() {
 
 TEST_CASE("safetensors: save then load is bit-exact, with metadata and an 8-byte aligned header") {
   TempDir tmp;
-  const std::string path = tmp.path("m.safetensors");
+  const std::string path = tmp.file("m.safetensors");
   const auto ts = sample_tensors();
   lava::save_safetensors(path, ts, {{"format", "pt"}, {"lava", "seed=1"}});
   CHECK(tmp.names() == std::vector<std::string>{"m.safetensors"});
@@ -144,21 +124,21 @@ TEST_CASE("safetensors: every corruption is one InputError naming the file") {
   for (const Bad& b : cases) {
     std::string msg = load_error(tmp, b.bytes);
     INFO("message: ", msg);
-    CHECK(msg.starts_with(tmp.path("bad.safetensors") + ":"));
+    CHECK(msg.starts_with(tmp.file("bad.safetensors") + ":"));
     CHECK(msg.find(b.says) != std::string::npos);
   }
   std::string missing;
   try {
-    lava::load_safetensors(tmp.path("nope.safetensors"));
+    lava::load_safetensors(tmp.file("nope.safetensors"));
   } catch (const lava::InputError& e) {
     missing = e.what();
   }
-  CHECK(missing == tmp.path("nope.safetensors") + ": cannot open: No such file or directory");
+  CHECK(missing == tmp.file("nope.safetensors") + ": cannot open: No such file or directory");
 }
 
 TEST_CASE("safetensors: every truncation and random byte flips are rejected or loaded, never a crash") {
   TempDir tmp;
-  const std::string path = tmp.path("m.safetensors");
+  const std::string path = tmp.file("m.safetensors");
   lava::save_safetensors(path, sample_tensors(), {{"k", "v"}});
   const std::string good = lava::read_file(path);
   auto rejects = [](std::string_view bytes) {  // in memory: hundreds of fsync'ed files would be slow
@@ -188,7 +168,7 @@ TEST_CASE("safetensors: every truncation and random byte flips are rejected or l
 
 TEST_CASE("atomic_file: writes replace whole files; failures leave the old file and no temp file") {
   TempDir tmp;
-  const std::string path = tmp.path("out.txt");
+  const std::string path = tmp.file("out.txt");
   lava::write_file_atomic(path, "old");
   CHECK(lava::read_file(path) == "old");
   lava::write_file_atomic(path, std::string(100000, 'x'));
@@ -206,7 +186,7 @@ TEST_CASE("atomic_file: writes replace whole files; failures leave the old file 
   CHECK(tmp.names() == std::vector<std::string>{"out.txt"});
 
   // Missing directory: InputError naming the path.
-  const std::string nowhere = tmp.path("no/such/dir/out.txt");
+  const std::string nowhere = tmp.file("no/such/dir/out.txt");
   std::string msg;
   try {
     lava::save_safetensors(nowhere, sample_tensors());
@@ -219,17 +199,17 @@ TEST_CASE("atomic_file: writes replace whole files; failures leave the old file 
   fs::create_directories(tmp.dir / "blocker" / "inside");
   msg.clear();
   try {
-    lava::write_file_atomic(tmp.path("blocker"), "x");
+    lava::write_file_atomic(tmp.file("blocker"), "x");
   } catch (const lava::InputError& e) {
     msg = e.what();
   }
-  CHECK(msg.starts_with(tmp.path("blocker") + ": cannot rename"));
+  CHECK(msg.starts_with(tmp.file("blocker") + ": cannot rename"));
   CHECK(tmp.names().size() == 2);  // out.txt and blocker, no blocker.tmp.<pid>
 
   // read_file on a directory: "cannot read".
   msg.clear();
   try {
-    lava::read_file(tmp.path("blocker"));
+    lava::read_file(tmp.file("blocker"));
   } catch (const lava::InputError& e) {
     msg = e.what();
   }

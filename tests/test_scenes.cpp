@@ -16,21 +16,12 @@
 #include "data/idx_reader.hpp"
 #include "data/scenes.hpp"
 #include "data/vocab.hpp"
+#include "temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
 
-struct TempDir {
-  std::filesystem::path path;
-  explicit TempDir(const char* tag) {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() / fmt::format("lava_scenes_{}_{}_{}", tag, ::getpid(), counter++);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 template <class F>
 void check_input_error(F&& f, const std::string& path, const std::string& needle = "") {

@@ -18,6 +18,7 @@
 #include "core/check.hpp"
 #include "data/tokenize.hpp"
 #include "report/svg.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -138,21 +139,6 @@ bool has_non_finite_number(const std::string& doc) {
          doc.find("nan,") != std::string::npos || doc.find("=\"-nan") != std::string::npos;
 }
 
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("lava_test_svg_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  size_t entries() const { return size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator())); }
-};
 
 }  // namespace
 
@@ -375,15 +361,15 @@ TEST_CASE("svg: image attention draws the scene once and tints regions per panel
 TEST_CASE("svg: write_* put exactly the rendered document in place, atomically") {
   TempDir tmp;
   std::vector<lava::Series> s = {{"a", {0, 1}, {1, 2}}};
-  lava::write_line_plot(tmp.path("plot.svg"), "t", "x", "y", s);
-  CHECK(lava::read_file(tmp.path("plot.svg")) == lava::render_line_plot("t", "x", "y", s));
-  lava::write_heatmap(tmp.path("h.svg"), "t", {"r"}, {"c"}, {0.5});
-  CHECK(lava::read_file(tmp.path("h.svg")) == lava::render_heatmap("t", {"r"}, {"c"}, {0.5}));
-  lava::write_heatmap_pair(tmp.path("p.svg"), "t", {"r"}, {"c"}, {0.5}, "l", {0.1}, "r");
-  CHECK(xml_problem(lava::read_file(tmp.path("p.svg"))) == "");
-  lava::write_image_attention(tmp.path("i.svg"), "t", {0.f, 1.f, 1.f, 0.f}, 2, 2, 1, 2, {{0.3, 0.7}}, {"q"});
-  CHECK(xml_problem(lava::read_file(tmp.path("i.svg"))) == "");
+  lava::write_line_plot(tmp.file("plot.svg"), "t", "x", "y", s);
+  CHECK(lava::read_file(tmp.file("plot.svg")) == lava::render_line_plot("t", "x", "y", s));
+  lava::write_heatmap(tmp.file("h.svg"), "t", {"r"}, {"c"}, {0.5});
+  CHECK(lava::read_file(tmp.file("h.svg")) == lava::render_heatmap("t", {"r"}, {"c"}, {0.5}));
+  lava::write_heatmap_pair(tmp.file("p.svg"), "t", {"r"}, {"c"}, {0.5}, "l", {0.1}, "r");
+  CHECK(xml_problem(lava::read_file(tmp.file("p.svg"))) == "");
+  lava::write_image_attention(tmp.file("i.svg"), "t", {0.f, 1.f, 1.f, 0.f}, 2, 2, 1, 2, {{0.3, 0.7}}, {"q"});
+  CHECK(xml_problem(lava::read_file(tmp.file("i.svg"))) == "");
   CHECK(tmp.entries() == 4);  // no temp files left behind
-  CHECK_THROWS_AS(lava::write_line_plot(tmp.path("missing-dir/plot.svg"), "t", "x", "y", s), lava::InputError);
+  CHECK_THROWS_AS(lava::write_line_plot(tmp.file("missing-dir/plot.svg"), "t", "x", "y", s), lava::InputError);
   CHECK(tmp.entries() == 4);
 }

@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "core/check.hpp"
 #include "gemm/gemm_kernels.hpp"
 #include "gemm/gemm_view.hpp"
 
@@ -63,10 +64,13 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc) {
   if (M <= 0 || N <= 0) return;
+  LAVA_CHECK(ldc >= N, "gemm: ldc {} < N {}", ldc, N);
   if (K <= 0 || alpha == T(0)) {  // nothing to add: C = beta·C
     gemm_detail::scale_c(C, ldc, M, N, beta);
     return;
   }
+  LAVA_CHECK(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N),
+             "gemm: lda {} or ldb {} too small for {}x{}x{} (trans {}{})", lda, ldb, M, N, K, trans_a, trans_b);
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if constexpr (std::is_same_v<T, float>) {
     gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
