@@ -40,7 +40,8 @@ void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, c
 LoadedNmt load_nmt(const std::string& path) {
   LoadedNmt m;
   // The metadata decides the architecture; the parameters are then checked against it by name and shape.
-  m.metadata = load_safetensors(path).metadata;
+  const SafetensorsFile file = load_safetensors(path);
+  m.metadata = file.metadata;
   if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
   Seq2SeqConfig cfg = Seq2SeqConfig::from_metadata(m.metadata, path);
   m.src_vocab = Vocab::from_text(m.metadata["src_vocab_tokens"], path);
@@ -48,15 +49,14 @@ LoadedNmt load_nmt(const std::string& path) {
   if (m.src_vocab.size() != cfg.src_vocab || m.tgt_vocab.size() != cfg.tgt_vocab)
     throw input_error(path, 0, "vocabulary sizes do not match the model's embedding tables");
   m.model = std::make_unique<Seq2Seq>(cfg);
-  load_params(path, m.model->ps);
+  assign_params(file, path, m.model->ps);
   return m;
 }
 
-NmtEvalFigures evaluate_nmt(const Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax,
-                            uint64_t seed) {
+NmtEvalFigures evaluate_nmt(Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax, uint64_t seed) {
   Tape<float> tape;
   AttentionEvalSums sums;
-  auto& ps = const_cast<ParamStore<float>&>(model.ps);  // read-only use: no gradient is taken
+  ParamStore<float>& ps = model.ps;
   for (const std::vector<int>& idx : eval_batches(split.pairs, batch_size)) {
     tape.reset();
     Ctx c{tape, ps, false, CounterRng(seed, stream_id("eval")), 0.f};

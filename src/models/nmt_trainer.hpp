@@ -57,6 +57,6 @@ void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, c
               std::map<std::string, std::string> extra);
 
 // Exact evaluation of a split (K-max attention when kmax > 0).
-NmtEvalFigures evaluate_nmt(const Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax, uint64_t seed);
+NmtEvalFigures evaluate_nmt(Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax, uint64_t seed);
 
 }  // namespace lava

@@ -23,6 +23,11 @@ void save_params(const std::string& path, const ParamStore<float>& params,
 
 std::map<std::string, std::string> load_params(const std::string& path, ParamStore<float>& params) {
   SafetensorsFile file = load_safetensors(path);
+  assign_params(file, path, params);
+  return file.metadata;
+}
+
+void assign_params(const SafetensorsFile& file, const std::string& path, ParamStore<float>& params) {
   for (const NamedTensor& t : file.tensors) {
     const int id = params.find(t.name);
     if (id < 0) throw input_error(path, 0, "tensor \"" + t.name + "\" is not a parameter of this model");
@@ -42,7 +47,6 @@ std::map<std::string, std::string> load_params(const std::string& path, ParamSto
                                      [&](const NamedTensor& t) { return t.name == p.name; });
     if (!present) throw input_error(path, 0, "parameter \"" + p.name + "\" is missing");
   }
-  return file.metadata;
 }
 
 }  // namespace lava
