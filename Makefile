@@ -52,7 +52,7 @@ demo: deps
 	$(BUILD)/lava toy
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree.
-SAN_FLAGS := -std=c++20 -O1 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
+SAN_FLAGS := -std=c++20 -O0 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
              -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 sanitize: deps
 	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \

@@ -2,12 +2,14 @@
 // (so greedy and beam search rank words by the very distribution `lava eval` scores), each step's distribution is
 // normalised, beam 1 is greedy, a wider beam never finds a worse model score, and `lava translate` handles its inputs.
 #include <doctest/doctest.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "cli_runner.hpp"
+#include "temp_dir.hpp"
 #include "data/synth_task.hpp"
 #include "models/beam_search.hpp"
 #include "models/nmt_trainer.hpp"
@@ -18,13 +20,13 @@ using namespace lava;
 namespace {
 
 const std::string& decode_corpus() {
+  static const TempDir tmp("decode");  // removed at exit
   static const std::string dir = [] {
-    std::string d = "/tmp/lava_test_decode_" + std::to_string(getpid());
     SynthOptions o;
-    o.out_dir = d;
+    o.out_dir = tmp.file("synth");
     o.train = 64, o.valid = 16, o.test = 16, o.min_len = 3, o.max_len = 7, o.vocab = 30, o.quiet = true;
     build_synth_task(o);
-    return d;
+    return o.out_dir;
   }();
   return dir;
 }
@@ -66,17 +68,52 @@ void train_briefly(Seq2Seq& model, const ParallelCorpus& corpus, int steps) {
 }
 
 // log p(y | x) of given outputs, by the exact evaluation (teacher forcing through the whole batch at once).
-std::vector<double> scored_by_evaluation(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& src,
+std::vector<double> scored_by_evaluation(Seq2Seq& model, const std::vector<std::vector<int32_t>>& src,
                                          const std::vector<Translation>& out, int kmax) {
   std::vector<double> lp;
   Tape<float> tape;
   for (size_t i = 0; i < src.size(); ++i) {
     std::vector<SentencePair> one = {SentencePair{src[i], out[i].tokens, 1}};
     tape.reset();
-    Ctx c{tape, const_cast<ParamStore<float>&>(model.ps), false, CounterRng(1, 1), 0.f};
+    Ctx c{tape, model.ps, false, CounterRng(1, 1), 0.f};
     lp.push_back(model.evaluate(c, make_batch(one, std::vector<int>{0}), kmax).log_lik);
   }
   return lp;
+}
+
+// Greedy decoding written out plainly, one sentence at a time: each step takes the argmax (lowest id on ties) of the
+// step's distribution with the EOS penalty, never <pad> or <bos>, and only </s> once max_output_words are out.
+Translation greedy_reference(Seq2Seq& model, const std::vector<int32_t>& src, const DecodeOptions& opt) {
+  const std::vector<SentencePair> one = {SentencePair{src, {}, 1}};
+  Tape<float> tape;
+  NoGrad<float> no_grad(tape);
+  Ctx c{tape, model.ps, false, CounterRng(0, 0), 0.f};
+  const EncodedSource enc = model.encode(c, make_batch(one, std::vector<int>{0}));
+  DecoderState state = model.initial_state(c, 1);
+  const int V = model.config().tgt_vocab, max_words = max_output_words(int(src.size()), opt);
+  std::vector<float> logp(size_t(V), 0.f);
+  Translation t;
+  double score = 0;
+  int32_t prev = Vocab::kBos;
+  for (int j = 1;; ++j) {
+    const DecoderStep step = model.decoder_step(c, enc, 1, state, &prev);
+    model.next_word_log_probs(c, enc, 1, step, opt.kmax, nullptr, logp.data());
+    state = step.state;
+    int best = -1;
+    double best_value = -INFINITY;
+    for (int v = 0; v < V; ++v) {
+      if (v == Vocab::kPad || v == Vocab::kBos || (int(t.tokens.size()) >= max_words && v != Vocab::kEos)) continue;
+      const double x = logp[size_t(v)] - (v == Vocab::kEos ? eos_penalty(opt.eos_norm, int(src.size()), j) : 0.0);
+      if (x > best_value) best = v, best_value = x;
+    }
+    score += best_value;
+    t.log_prob += logp[size_t(best)];
+    if (best == Vocab::kEos) break;
+    t.tokens.push_back(best);
+    prev = best;
+  }
+  t.score = score / length_penalty(int(t.tokens.size()) + 1, opt.alpha);
+  return t;
 }
 
 std::vector<std::vector<int32_t>> sources_of(const ParallelSplit& split, size_t n) {
@@ -86,6 +123,60 @@ std::vector<std::vector<int32_t>> sources_of(const ParallelSplit& split, size_t 
 }
 
 }  // namespace
+
+TEST_CASE("decode: the mixture word distribution matches a double-precision log-space reference, tail included") {
+  // Hypotheses with 4, 1 and 3 rows; chunks of at most 4 rows; logits spread over hundreds of nats, so that some words
+  // of a hypothesis are below e^-80 under every row (the log-space fallback) and others are not.
+  const int64_t Hd = 5, V = 300, nh = 3;
+  const std::vector<int64_t> row_begin = {0, 4, 5, 8};
+  const std::vector<int32_t> hyps = {2, 0, 1};
+  const int64_t R = row_begin.back();
+  CounterRng rng(9, 9);
+  uint64_t draw = 0;
+  auto uniform = [&](double lo, double hi) { return float(lo + (hi - lo) * rng.uniform(draw++)); };
+  std::vector<float> o(size_t(R * Hd), 0.f), W(size_t(Hd * V), 0.f), b(size_t(V), 0.f), logw(size_t(R), 0.f);
+  for (float& x : o) x = uniform(-1, 1);
+  for (float& x : W) x = uniform(-40, 40);
+  for (float& x : b) x = uniform(-5, 5);
+  for (int64_t k = 0; k < nh; ++k) {  // a normalised log prior per hypothesis, one position far below the others
+    double z = 0;
+    for (int64_t r = row_begin[size_t(k)]; r < row_begin[size_t(k) + 1]; ++r) {
+      logw[size_t(r)] = r == 2 ? -95.f : uniform(-3, 0);
+      z += std::exp(double(logw[size_t(r)]));
+    }
+    for (int64_t r = row_begin[size_t(k)]; r < row_begin[size_t(k) + 1]; ++r) logw[size_t(r)] -= float(std::log(z));
+  }
+  std::vector<float> out(size_t(nh * V), 0.f), scratch(size_t(4 * V));
+  mixture_log_softmax(out.data(), scratch.data(), o.data(), logw.data(), row_begin.data(), hyps.data(), nh, W.data(),
+                      b.data(), Hd, V, 4);
+  double worst = 0;
+  int tail = 0;  // words with log p < −80: their linear-space sums underflow, so the fallback computed them
+  for (int64_t k = 0; k < nh; ++k) {
+    std::vector<std::vector<double>> lp;  // log softmax per row, in double
+    for (int64_t r = row_begin[size_t(k)]; r < row_begin[size_t(k) + 1]; ++r) {
+      std::vector<double> l(size_t(V), 0.0);
+      double m = -INFINITY, z = 0;
+      for (int64_t v = 0; v < V; ++v) {
+        l[size_t(v)] = b[size_t(v)];
+        for (int64_t h = 0; h < Hd; ++h) l[size_t(v)] += double(o[size_t(r * Hd + h)]) * W[size_t(h * V + v)];
+        m = std::max(m, l[size_t(v)]);
+      }
+      for (double x : l) z += std::exp(x - m);
+      for (double& x : l) x = x - m - std::log(z) + logw[size_t(r)];
+      lp.push_back(l);
+    }
+    for (int64_t v = 0; v < V; ++v) {
+      double m = -INFINITY, z = 0;
+      for (const auto& l : lp) m = std::max(m, l[size_t(v)]);
+      for (const auto& l : lp) z += std::exp(l[size_t(v)] - m);
+      const double expect = m + std::log(z), got = out[size_t(hyps[size_t(k)] * V + v)];
+      worst = std::max(worst, std::abs(got - expect) / (1 + std::abs(expect)));
+      tail += expect < -80;
+    }
+  }
+  CHECK(worst < 2e-6);
+  CHECK(tail > 20);
+}
 
 TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and every step's distribution sums to 1") {
   ParallelCorpus corpus = load_decode_corpus();
@@ -145,16 +236,17 @@ TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the re
 
     DecodeOptions opt;  // the paper's settings: length penalty and EOS normalisation on
     opt.beam = 1;
-    const std::vector<Translation> greedy = greedy_decode(model, src, opt), beam1 = beam_search(model, src, opt);
+    const std::vector<Translation> beam1 = beam_search(model, src, opt);
     for (size_t i = 0; i < src.size(); ++i) {
-      CHECK(beam1[i].tokens == greedy[i].tokens);
-      CHECK(beam1[i].score == greedy[i].score);
-      CHECK(beam1[i].log_prob == greedy[i].log_prob);
-      CHECK(int(greedy[i].tokens.size()) <= max_output_words(int(src[i].size()), opt));
+      const Translation greedy = greedy_reference(model, src[i], opt);
+      CHECK(beam1[i].tokens == greedy.tokens);
+      CHECK(beam1[i].score == doctest::Approx(greedy.score).epsilon(1e-6));
+      CHECK(beam1[i].log_prob == doctest::Approx(greedy.log_prob).epsilon(1e-6));
+      CHECK(int(greedy.tokens.size()) <= max_output_words(int(src[i].size()), opt));
     }
 
     opt.alpha = 0, opt.eos_norm = 0;  // rank by the model score alone
-    const std::vector<Translation> g = greedy_decode(model, src, opt);
+    const std::vector<Translation> g = beam_search(model, src, opt);
     opt.beam = 5;
     const std::vector<Translation> wide = beam_search(model, src, opt);
     const std::vector<double> g_eval = scored_by_evaluation(model, src, g, 0);
@@ -172,9 +264,18 @@ TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the re
     CHECK(better > 0);  // the search is not greedy in disguise
 
     // Batching does not change a sentence's result: one at a time through translate_corpus gives the same output.
+    // Nor does the thread count, to the bit.
     opt.batch_size = 1;
     const std::vector<Translation> single = translate_corpus(model, src, opt);
     for (size_t i = 0; i < src.size(); ++i) CHECK(single[i].tokens == wide[i].tokens);
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(saved == 1 ? 2 : 1);
+    const std::vector<Translation> other = beam_search(model, src, opt);
+    omp_set_num_threads(saved);
+    for (size_t i = 0; i < src.size(); ++i) {
+      CHECK(other[i].tokens == wide[i].tokens);
+      CHECK(other[i].log_prob == wide[i].log_prob);
+    }
   }
 }
 

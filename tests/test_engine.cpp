@@ -18,7 +18,8 @@
 
 using namespace lava;
 
-// Counting replacement of the global allocation functions (only counts while g_counting is set). A replaced
+// Counting replacement of the global allocation functions (only counts while g_counting is set). Every
+// non-aligned form is replaced, so no allocation made by one allocator is freed by another (ASan checks that). A replaced
 // operator new that calls malloc must be paired with free in operator delete; GCC's -Wmismatched-new-delete cannot
 // see that both are replaced together, hence the pragma.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
@@ -31,8 +32,21 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t n) { return ::operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return ::operator new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return ::operator new(n, t); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 

@@ -7,8 +7,8 @@ namespace lava {
 namespace {
 template <class Fn, class T>
 Var<T> binary(Var<T> a, Var<T> b) {
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
+  const Shape sa = a.shape();
+  const Shape sb = b.shape();
   LAVA_CHECK(sa.has_suffix(sb) || sb.has_suffix(sa), "cannot broadcast {} with {}", sa.str(), sb.str());
   const Shape out = sa.has_suffix(sb) ? sa : sb;
   Var<T> y = a.tape->make_output(out, a, b);

@@ -41,8 +41,8 @@ void product_backward(const ProductDims& d, const T* A, const T* B, const T* dC,
 
 template <class T>
 Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
+  const Shape sa = a.shape();
+  const Shape sb = b.shape();
   LAVA_CHECK(sb.rank == 2 || sb.rank == 3, "matmul: b must have rank 2 or 3, got {}", sb.str());
   LAVA_CHECK(sa.rank >= 2, "matmul: a must have rank >= 2, got {}", sa.str());
   const bool batched = sb.rank == 3;

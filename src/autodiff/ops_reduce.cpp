@@ -7,7 +7,7 @@ namespace lava {
 namespace {
 template <class T>
 Var<T> reduce_axis(Var<T> x, int axis, bool average) {
-  const Shape& s = x.shape();
+  const Shape s = x.shape();
   const int64_t outer = s.outer(axis), n = s[s.norm_axis(axis)], inner = s.inner(axis);
   const T scale = average ? T(1) / T(n) : T(1);
   Var<T> y = x.tape->make_output(s.without(axis), x);

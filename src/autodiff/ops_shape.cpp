@@ -13,7 +13,7 @@ Var<T> reshape(Var<T> x, const Shape& s) {
 // y = x[..., start : start+len, ...] along `axis`;  dx[..., start+i, ...] += dy[..., i, ...]
 template <class T>
 Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len) {
-  const Shape& s = x.shape();
+  const Shape s = x.shape();
   const int a = s.norm_axis(axis);
   const int64_t n = s[a], outer = s.outer(a), inner = s.inner(a);
   LAVA_CHECK(start >= 0 && len >= 0 && start + len <= n, "slice [{}, {}) of axis {} in {}", start, start + len, a,
@@ -32,7 +32,7 @@ template <class T>
 Var<T> concat(const Var<T>* xs, int count, int axis) {
   LAVA_CHECK(count >= 1, "concat of nothing");
   Tape<T>& tape = *xs[0].tape;
-  const Shape& s0 = xs[0].shape();
+  const Shape s0 = xs[0].shape();  // a copy: make() below may move the node list the reference points into
   const int a = s0.norm_axis(axis);
   int64_t total = 0;
   bool any_grad = false;
@@ -72,7 +72,7 @@ Var<T> concat(std::initializer_list<Var<T>> xs, int axis) {
 
 template <class T>
 Var<T> transpose(Var<T> x) {
-  const Shape& s = x.shape();
+  const Shape s = x.shape();
   LAVA_CHECK(s.rank >= 2, "transpose needs rank >= 2, got {}", s.str());
   const int64_t rows = s[-2], cols = s[-1], batch = s.numel() / (rows * cols);
   Shape out = s;

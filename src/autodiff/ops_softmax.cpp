@@ -7,7 +7,7 @@ namespace lava {
 namespace {
 template <class T>
 Var<T> softmax_op(Var<T> x, int axis, bool log_space) {
-  const Shape& s = x.shape();
+  const Shape s = x.shape();
   const int64_t outer = s.outer(axis), n = s[s.norm_axis(axis)], inner = s.inner(axis);
   Var<T> y = x.tape->make_output(s, x);
   kernels::softmax_forward(y.val(), x.val(), outer, n, inner, log_space);
@@ -24,7 +24,7 @@ template <class T> Var<T> log_softmax(Var<T> x, int axis) { return softmax_op(x,
 
 template <class T>
 Var<T> logsumexp(Var<T> x, int axis) {
-  const Shape& s = x.shape();
+  const Shape s = x.shape();
   const int64_t outer = s.outer(axis), n = s[s.norm_axis(axis)], inner = s.inner(axis);
   Var<T> y = x.tape->make_output(s.without(axis), x);
   kernels::logsumexp_forward(y.val(), x.val(), outer, n, inner);

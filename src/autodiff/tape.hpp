@@ -28,6 +28,7 @@ struct Var {
   Tape<T>* tape = nullptr;
   uint32_t id = 0;
 
+  // Note: shape() refers into the tape's node list, which grows with every new node: copy it before creating nodes.
   T* val() const { return tape->node(id).val; }
   T* grad() const { return tape->node(id).grad; }  // nullptr when !needs_grad()
   const Shape& shape() const { return tape->node(id).shape; }

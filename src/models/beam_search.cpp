@@ -1,11 +1,13 @@
 #include "models/beam_search.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <numeric>
 
 #include "core/check.hpp"
+#include "gemm/gemm.hpp"
 #include "tensor/parallel.hpp"
 
 namespace lava {
@@ -22,20 +24,114 @@ int max_output_words(int src_len, const DecodeOptions& opt) {
 
 namespace {
 
+// e^x for x ≤ 0 without a libm call or a floating-point compare, so that loops over it vectorise (GCC does not
+// if-convert compares under the default -ftrapping-math): x = n ln2 + r (Cody-Waite, |r| ≤ ln2/2, n rounded by the
+// 1.5·2^23 trick), e^r by Cephes' degree-6 expf polynomial (relative error about 1e-7), 2^n from the exponent bits.
+// Arguments below −87.3 are clamped there (by an unsigned compare of the bits, monotone for negative floats), so
+// the result is then about 1e-38 instead of smaller: callers treat sums that small as lost (see kTiny).
+inline float exp_nonpositive(float x) {
+  constexpr uint32_t kFloorBits = std::bit_cast<uint32_t>(-87.3f);
+  const float xc = std::bit_cast<float>(std::min(std::bit_cast<uint32_t>(x), kFloorBits));
+  const float n = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;
+  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.f;
+  return y * std::bit_cast<float>((int32_t(n) + 127) << 23);
+}
+
+}  // namespace
+
+void mixture_log_softmax(float* out, float* logits, const float* o, const float* logw, const int64_t* row_begin,
+                         const int32_t* hyps, int64_t nh, const float* W, const float* b, int64_t Hd, int64_t V,
+                         int64_t chunk_rows) {
+  constexpr float kTiny = 1e-30f;  // below this a linear-space sum may have lost terms to underflow
+  std::vector<float> row_max, row_w, shift;  // per chunk row: m_r = max_v l_rv, e^{logw_r} / Z_r, logw_r − lse_r
+  for (int64_t k0 = 0; k0 < nh;) {
+    int64_t k1 = k0 + 1;
+    while (k1 < nh && row_begin[k1 + 1] - row_begin[k0] <= chunk_rows) ++k1;
+    const int64_t r0 = row_begin[k0], rows = row_begin[k1] - r0;
+    LAVA_CHECK(rows <= chunk_rows, "hypothesis with {} rows, more than the chunk of {}", rows, chunk_rows);
+    gemm<float>(false, false, int(rows), int(V), int(Hd), 1.f, o + r0 * Hd, int(Hd), W, int(V), 0.f, logits, int(V));
+    row_max.resize(size_t(rows)), row_w.resize(size_t(rows)), shift.resize(size_t(rows));
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* l = logits + r * V;
+      float m = -INFINITY, z = 0.f;
+#pragma omp simd reduction(max : m)
+      for (int64_t v = 0; v < V; ++v) {
+        l[v] += b[v];
+        m = std::max(m, l[v]);
+      }
+#pragma omp simd reduction(+ : z)
+      for (int64_t v = 0; v < V; ++v) z += exp_nonpositive(l[v] - m);
+      row_max[size_t(r)] = m;
+      row_w[size_t(r)] = float(std::exp(double(logw[r0 + r])) / z);
+      shift[size_t(r)] = logw[r0 + r] - (m + std::log(z));
+    }
+    constexpr int64_t kBlock = 256;  // words per work item
+    const int64_t nb = (V + kBlock - 1) / kBlock, items = (k1 - k0) * nb;
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+    for (int64_t it = 0; it < items; ++it) {
+      const int64_t k = k0 + it / nb, v0 = (it % nb) * kBlock, n = std::min(V, v0 + kBlock) - v0;
+      const int64_t a = row_begin[k] - r0, e = row_begin[k + 1] - r0;
+      float* y = out + int64_t(hyps[k]) * V + v0;
+      if (e - a == 1) {  // one row: a log-softmax
+        for (int64_t v = 0; v < n; ++v) y[v] = shift[size_t(a)] + logits[a * V + v0 + v];
+        continue;
+      }
+      float acc[kBlock] = {};
+      for (int64_t r = a; r < e; ++r) {
+        const float* l = logits + r * V + v0;
+        const float w = row_w[size_t(r)], m = row_max[size_t(r)];
+#pragma omp simd
+        for (int64_t v = 0; v < n; ++v) acc[v] += w * exp_nonpositive(l[v] - m);
+      }
+      for (int64_t v = 0; v < n; ++v) {
+        if (acc[v] >= kTiny) {
+          y[v] = std::log(acc[v]);
+          continue;
+        }
+        float mx = -INFINITY;  // the log-space sum: logsumexp_r [logw_r − lse_r + l_rv]
+        for (int64_t r = a; r < e; ++r) mx = std::max(mx, shift[size_t(r)] + logits[r * V + v0 + v]);
+        double z = 0;
+        for (int64_t r = a; r < e; ++r) z += std::exp(double(shift[size_t(r)] + logits[r * V + v0 + v] - mx));
+        y[v] = std::isinf(mx) ? mx : mx + float(std::log(z));
+      }
+    }
+    k0 = k1;
+  }
+}
+
+namespace {
+
+// Rows rows[0], rows[1], ... of a row-major (n, width) buffer.
+template <class T>
+std::vector<T> gather_rows(const std::vector<T>& v, int64_t width, const std::vector<int32_t>& rows) {
+  std::vector<T> out(rows.size() * size_t(width));
+  for (size_t i = 0; i < rows.size(); ++i) std::copy_n(v.begin() + rows[i] * width, width, out.begin() + int64_t(i) * width);
+  return out;
+}
+
+std::vector<float> values(Var<float> v) { return std::vector<float>(v.val(), v.val() + v.numel()); }
+
 // The encoder's results for the sentences still being decoded, kept off the tape: the tape is rewound every step,
 // so decoding memory stays that of one step however long the output grows.
 struct HostSource {
   int B = 0, S = 0;
-  int64_t H = 0, A = 0, Hd = 0;                  // widths of memory, keys, out_memory
-  std::vector<float> memory, keys, out_memory;   // (B, S, H), (B, S, A) or empty, (B, S, Hd)
-  std::vector<uint8_t> mask;                     // (B, S)
-  std::vector<int32_t> lengths;                  // (B)
+  int64_t H = 0, A = 0, Hd = 0;                 // widths of memory, keys, out_memory
+  std::vector<float> memory, keys, out_memory;  // (B, S, H), (B, S, A) or empty, (B, S, Hd)
+  std::vector<uint8_t> mask;                    // (B, S)
+  std::vector<int32_t> lengths;                 // (B)
 
-  explicit HostSource(const EncodedSource& e) : B(e.B), S(e.S), mask(e.mask), lengths(e.lengths) {
+  explicit HostSource(const EncodedSource& e)
+      : B(e.B), S(e.S), memory(values(e.memory)), out_memory(values(e.out_memory)), mask(e.mask), lengths(e.lengths) {
     H = e.memory.dim(2), Hd = e.out_memory.dim(2), A = e.keys.tape ? e.keys.dim(2) : 0;
-    memory.assign(e.memory.val(), e.memory.val() + e.memory.numel());
-    out_memory.assign(e.out_memory.val(), e.out_memory.val() + e.out_memory.numel());
-    if (A) keys.assign(e.keys.val(), e.keys.val() + e.keys.numel());
+    if (A) keys = values(e.keys);
   }
   EncodedSource on_tape(Tape<float>& t) const {
     EncodedSource e;
@@ -45,55 +141,36 @@ struct HostSource {
     if (A) e.keys = t.input(Shape{B, S, A}, keys.data());
     return e;
   }
-  // Keeps the sentences `rows` (increasing), in that order.
-  void keep(const std::vector<int>& rows) {
-    auto compact = [&](auto& v, int64_t width) {
-      for (size_t i = 0; i < rows.size(); ++i)
-        std::copy_n(v.begin() + rows[i] * width, width, v.begin() + int64_t(i) * width);
-      v.resize(rows.size() * size_t(width));
-    };
-    compact(memory, S * H), compact(out_memory, S * Hd), compact(mask, S), compact(lengths, 1);
-    if (A) compact(keys, S * A);
+  void keep(const std::vector<int32_t>& rows) {  // only these sentences, in this order
+    memory = gather_rows(memory, S * H, rows), out_memory = gather_rows(out_memory, S * Hd, rows);
+    mask = gather_rows(mask, S, rows), lengths = gather_rows(lengths, 1, rows);
+    if (A) keys = gather_rows(keys, S * A, rows);
     B = int(rows.size());
   }
 };
 
-// Decoder state of N hypotheses off the tape: per layer h and cell (N, Hd), and the input-fed context (N, H).
+// Decoder state of N hypotheses off the tape: h and cell (N, Hd) of each layer, then the context (N, H).
 struct HostState {
-  std::vector<std::vector<float>> h, cell;
-  std::vector<float> context;
-  int64_t Hd = 0, H = 0;
+  std::vector<std::vector<float>> parts;  // h_0, cell_0, h_1, cell_1, ..., context
+  std::vector<int64_t> widths;
 
   void take(const DecoderState& s) {
-    auto copy = [](Var<float> v) { return std::vector<float>(v.val(), v.val() + v.numel()); };
-    h.clear(), cell.clear();
-    for (size_t l = 0; l < s.h.size(); ++l) h.push_back(copy(s.h[l])), cell.push_back(copy(s.cell[l]));
-    context = copy(s.context);
-    Hd = s.h[0].dim(1), H = s.context.dim(1);
+    parts.clear(), widths.clear();
+    for (size_t l = 0; l < s.h.size(); ++l)
+      for (Var<float> v : {s.h[l], s.cell[l]}) parts.push_back(values(v)), widths.push_back(v.dim(1));
+    parts.push_back(values(s.context)), widths.push_back(s.context.dim(1));
   }
   DecoderState on_tape(Tape<float>& t) const {
     DecoderState s;
-    const int64_t N = int64_t(context.size()) / H;
-    for (size_t l = 0; l < h.size(); ++l) {
-      s.h.push_back(t.input(Shape{N, Hd}, h[l].data()));
-      s.cell.push_back(t.input(Shape{N, Hd}, cell[l].data()));
-    }
-    s.context = t.input(Shape{N, H}, context.data());
+    std::vector<Var<float>> v;
+    for (size_t p = 0; p < parts.size(); ++p)
+      v.push_back(t.input(Shape{int64_t(parts[p].size()) / widths[p], widths[p]}, parts[p].data()));
+    for (size_t l = 0; l + 1 < v.size(); l += 2) s.h.push_back(v[l]), s.cell.push_back(v[l + 1]);
+    s.context = v.back();
     return s;
   }
-  // Row n of the result is row parent[n] of this state.
-  HostState gather(const std::vector<int32_t>& parent) const {
-    HostState o;
-    o.Hd = Hd, o.H = H;
-    auto rows = [&](const std::vector<float>& v, int64_t width) {
-      std::vector<float> out(parent.size() * size_t(width));
-      for (size_t n = 0; n < parent.size(); ++n)
-        std::copy_n(v.begin() + parent[n] * width, width, out.begin() + int64_t(n) * width);
-      return out;
-    };
-    for (size_t l = 0; l < h.size(); ++l) o.h.push_back(rows(h[l], Hd)), o.cell.push_back(rows(cell[l], Hd));
-    o.context = rows(context, H);
-    return o;
+  void gather(const std::vector<int32_t>& rows) {  // row n becomes row rows[n]
+    for (size_t p = 0; p < parts.size(); ++p) parts[p] = gather_rows(parts[p], widths[p], rows);
   }
 };
 
@@ -101,8 +178,8 @@ struct HostState {
 // active sentence i), rewinding one tape per step.
 class Stepper {
  public:
-  Stepper(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources, int K, int kmax)
-      : model_(model), ps_(const_cast<ParamStore<float>&>(model.ps)), K_(K), kmax_(kmax), V_(model.config().tgt_vocab) {
+  Stepper(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources, int K, int kmax)
+      : model_(model), K_(K), kmax_(kmax), V_(model.config().tgt_vocab) {
     Batch b;
     b.B = int(sources.size());
     for (const auto& s : sources) {
@@ -123,7 +200,6 @@ class Stepper {
 
   int vocab() const { return V_; }
   int active() const { return src_->B; }
-  int source_length(int i) const { return src_->lengths[size_t(i)]; }
 
   // log p(y_j = v | x, y_<j) for every live hypothesis: rows of an (N, V) buffer, N = active() · K.
   const float* step(const std::vector<int32_t>& prev_tokens, const std::vector<uint8_t>& live) {
@@ -145,22 +221,20 @@ class Stepper {
   // After a step: the new hypothesis k of active sentence i continues slot parent[i·K + k] of the same sentence;
   // then only the sentences with keep[i] stay.
   void advance(const std::vector<int32_t>& parent, const std::vector<uint8_t>& keep) {
-    std::vector<int> rows;
-    std::vector<int32_t> from;
+    std::vector<int32_t> rows, from;
     for (int i = 0; i < active(); ++i) {
       if (!keep[size_t(i)]) continue;
       rows.push_back(i);
       for (int k = 0; k < K_; ++k) from.push_back(i * K_ + parent[size_t(i * K_ + k)]);
     }
-    state_ = state_.gather(from);
+    state_.gather(from);
     if (int(rows.size()) != active()) src_->keep(rows);
   }
 
  private:
-  Ctx ctx() { return Ctx{tape_, ps_, false, CounterRng(0, stream_id("decode")), 0.f}; }
+  Ctx ctx() { return Ctx{tape_, model_.ps, false, CounterRng(0, stream_id("decode")), 0.f}; }
 
-  const Seq2Seq& model_;
-  ParamStore<float>& ps_;
+  Seq2Seq& model_;
   Tape<float> tape_;
   int K_, kmax_, V_;
   std::unique_ptr<HostSource> src_;
@@ -198,7 +272,7 @@ struct Hyp {
 };
 
 struct SentenceBeam {
-  int index = 0, src_len = 0, max_words = 0;
+  int src_len = 0, max_words = 0;
   std::vector<Hyp> live;
   std::vector<Translation> finished;
 };
@@ -216,7 +290,7 @@ Translation best_of(const SentenceBeam& sb, double alpha) {
 
 }  // namespace
 
-std::vector<Translation> beam_search(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
+std::vector<Translation> beam_search(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
                                      const DecodeOptions& opt) {
   LAVA_CHECK(opt.beam >= 1, "beam size {}", opt.beam);
   const int K = opt.beam;
@@ -226,7 +300,7 @@ std::vector<Translation> beam_search(const Seq2Seq& model, const std::vector<std
   const int V = stepper.vocab();
   std::vector<SentenceBeam> beams(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) {
-    beams[i].index = int(i), beams[i].src_len = int(sources[i].size());
+    beams[i].src_len = int(sources[i].size());
     beams[i].max_words = max_output_words(beams[i].src_len, opt);
     beams[i].live.push_back(Hyp{});
   }
@@ -296,57 +370,7 @@ std::vector<Translation> beam_search(const Seq2Seq& model, const std::vector<std
   return result;
 }
 
-std::vector<Translation> greedy_decode(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
-                                       const DecodeOptions& opt) {
-  std::vector<Translation> result(sources.size());
-  if (sources.empty()) return result;
-  Stepper stepper(model, sources, 1, opt.kmax);
-  const int V = stepper.vocab();
-  std::vector<int> active(sources.size());
-  std::iota(active.begin(), active.end(), 0);
-  std::vector<double> score(sources.size(), 0.0);
-  for (int j = 1; !active.empty(); ++j) {
-    const int N = int(active.size());
-    std::vector<int32_t> prev(size_t(N), 0), parent(size_t(N), 0);
-    std::vector<uint8_t> live(size_t(N), 1), keep(size_t(N), 1);
-    for (int i = 0; i < N; ++i) {
-      const auto& t = result[size_t(active[size_t(i)])].tokens;
-      prev[size_t(i)] = t.empty() ? Vocab::kBos : t.back();
-    }
-    const float* logp = stepper.step(prev, live);
-    std::vector<std::pair<double, int>> best;
-    for (int i = 0; i < N; ++i) {
-      const int s = active[size_t(i)];
-      Translation& out = result[size_t(s)];
-      const int src_len = int(sources[size_t(s)].size());
-      const StepRule rule{eos_penalty(opt.eos_norm, src_len, j),
-                          int(out.tokens.size()) >= max_output_words(src_len, opt)};
-      top_words(logp + int64_t(i) * V, V, 1, rule, best);
-      if (best.empty()) {  // nothing has a finite probability: stop here
-        out.score = score[size_t(s)] / length_penalty(int(out.tokens.size()) + 1, opt.alpha);
-        keep[size_t(i)] = 0;
-        continue;
-      }
-      const auto [value, v] = best[0];
-      score[size_t(s)] += value;
-      out.log_prob += double(logp[int64_t(i) * V + v]);
-      if (v == Vocab::kEos) {
-        out.score = score[size_t(s)] / length_penalty(int(out.tokens.size()) + 1, opt.alpha);
-        keep[size_t(i)] = 0;
-      } else {
-        out.tokens.push_back(int32_t(v));
-      }
-    }
-    std::vector<int> still;
-    for (int i = 0; i < N; ++i)
-      if (keep[size_t(i)]) still.push_back(active[size_t(i)]);
-    if (!still.empty()) stepper.advance(parent, keep);
-    active.swap(still);
-  }
-  return result;
-}
-
-std::vector<Translation> translate_corpus(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
+std::vector<Translation> translate_corpus(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
                                           const DecodeOptions& opt, const std::function<void(int64_t)>& on_batch) {
   LAVA_CHECK(opt.batch_size >= 1, "batch size {}", opt.batch_size);
   std::vector<Translation> result(sources.size());
@@ -354,8 +378,10 @@ std::vector<Translation> translate_corpus(const Seq2Seq& model, const std::vecto
   for (size_t i = 0; i < sources.size(); ++i)
     if (!sources[i].empty()) order.push_back(int(i));
   // Similar lengths together, so that a batch's padding and its longest decode stay small.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return sources[size_t(a)].size() < sources[size_t(b)].size(); });
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const size_t la = sources[size_t(a)].size(), lb = sources[size_t(b)].size();
+    return la != lb ? la < lb : a < b;
+  });
   int64_t done = int64_t(sources.size() - order.size());
   for (size_t b0 = 0; b0 < order.size(); b0 += size_t(opt.batch_size)) {
     const size_t b1 = std::min(order.size(), b0 + size_t(opt.batch_size));

@@ -45,20 +45,31 @@ double length_penalty(int output_tokens, double alpha);  // ((5 + |Y|) / 6)^alph
 double eos_penalty(double eos_norm, int src_len, int j);  // eos_norm · src_len / (j + 1), for output token j ≥ 1
 int max_output_words(int src_len, const DecodeOptions& opt);
 
+// The model is not changed (it is non-const because the tape reads parameters through ParamStore::var).
 // Beam search (opt.beam ≥ 1) over sources (non-empty id sequences of the model's source vocabulary) decoded as one
 // batch; results in the order of `sources`.
-std::vector<Translation> beam_search(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
+std::vector<Translation> beam_search(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
                                      const DecodeOptions& opt);
-// Argmax decoding with the same step distribution, EOS penalty and length limit: a separate, simpler loop that
-// beam_search with beam = 1 must reproduce (a test).
-std::vector<Translation> greedy_decode(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
-                                       const DecodeOptions& opt);
 
 // Every sentence of a corpus: sorted by source length into batches of opt.batch_size, decoded by beam_search, and
 // returned in input order. An empty source gives an empty translation. `on_batch(done)` reports progress.
-std::vector<Translation> translate_corpus(const Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
+std::vector<Translation> translate_corpus(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
                                           const DecodeOptions& opt,
                                           const std::function<void(int64_t done)>& on_batch = {});
+
+// The word distribution of a step as a mixture of output layers, all words at once:
+//   out[hyps[k], v] = log Σ_{r ∈ rows(k)} exp(logw_r) · softmax(o_r W + b)_v
+//                   = logsumexp_r [ logw_r + (o_r W + b)_v − lse_r ],   lse_r = logsumexp_v (o_r W + b)_v
+// (with logw the log prior over positions and o_r = tanh(A + U_s), the exact marginal; with one row of weight 1, a
+// plain log-softmax). Computed in linear space, Σ_r (e^{logw_r} / Z_r) e^{l_rv − m_r}, with a vectorised exp; a
+// word whose sum falls below 1e-30 (every term tiny) is recomputed in log space, so the tail stays exact too.
+// Buffers: o (R, Hd), the rows of hypothesis hyps[k] at row_begin[k] .. row_begin[k+1]; logw (R); W (Hd, V); b (V);
+// out (N, V), only rows hyps[0..nh) written; logits: scratch (chunk_rows, V), chunk_rows ≥ the rows of any one
+// hypothesis. Chunks of whole hypotheses run in order and every output is reduced by one thread in a fixed order,
+// so the result does not depend on the thread count.
+void mixture_log_softmax(float* out, float* logits, const float* o, const float* logw, const int64_t* row_begin,
+                         const int32_t* hyps, int64_t nh, const float* W, const float* b, int64_t Hd, int64_t V,
+                         int64_t chunk_rows);
 
 // The output line: target tokens joined by spaces, then BPE "@@ " markers joined (join_bpe).
 std::string translation_text(const Translation& t, const Vocab& tgt_vocab);

@@ -4,8 +4,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "gemm/gemm.hpp"
-#include "tensor/kernels_softmax.hpp"
+#include "models/beam_search.hpp"
 #include "tensor/parallel.hpp"
 
 namespace lava {
@@ -51,56 +50,6 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   c.dropout = std::stof(get("dropout"));
   return c;
 }
-
-namespace {
-
-// A mixture of output distributions per hypothesis, all words at once:
-//   out[n, v] = logsumexp_{r ∈ rows(n)} [ logw_r + (o_r W + b)_v − lse_r ],   lse_r = logsumexp_v (o_r W + b)_v
-// i.e. log Σ_r w_r softmax(o_r W + b)_v; with one row of weight 1 it is a plain log-softmax.
-// Buffers: o (R, Hd) rows grouped by hypothesis, rows of hyps[k] at row_begin[k] .. row_begin[k+1]; logw (R);
-// W (Hd, V); b (V); out (N, V), only the rows hyps[0..nh) written; logits: scratch (max(chunk, rows of a hyp), V).
-// Chunks of whole hypotheses run in order; each output element is reduced by one thread over r in index order,
-// so the result does not depend on the thread count.
-void mixture_log_softmax(float* out, float* logits, const float* o, const float* logw, const int64_t* row_begin,
-                         const int32_t* hyps, int64_t nh, const float* W, const float* b, int64_t Hd, int64_t V,
-                         int64_t chunk_rows) {
-  std::vector<float> shift;  // (rows in chunk): logw_r − lse_r
-  for (int64_t k0 = 0; k0 < nh;) {
-    int64_t k1 = k0 + 1;
-    while (k1 < nh && row_begin[k1 + 1] - row_begin[k0] <= chunk_rows) ++k1;
-    const int64_t r0 = row_begin[k0], rows = row_begin[k1] - r0;
-    gemm<float>(false, false, int(rows), int(V), int(Hd), 1.f, o + r0 * Hd, int(Hd), W, int(V), 0.f, logits, int(V));
-    shift.assign(size_t(rows), 0.f);
-#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-    for (int64_t r = 0; r < rows; ++r) {
-      float* l = logits + r * V;
-      for (int64_t v = 0; v < V; ++v) l[v] += b[v];
-      shift[size_t(r)] = logw[r0 + r] - kernels::lane_logsumexp(l, V, 1);
-    }
-    constexpr int64_t kBlock = 512;  // words per work item
-    const int64_t nb = (V + kBlock - 1) / kBlock, items = (k1 - k0) * nb;
-#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-    for (int64_t it = 0; it < items; ++it) {
-      const int64_t k = k0 + it / nb, v0 = (it % nb) * kBlock, v1 = std::min(V, v0 + kBlock);
-      const int64_t a = row_begin[k] - r0, e = row_begin[k + 1] - r0;
-      float* y = out + int64_t(hyps[k]) * V;
-      for (int64_t v = v0; v < v1; ++v) {
-        float m = -INFINITY;
-        for (int64_t r = a; r < e; ++r) m = std::max(m, shift[size_t(r)] + logits[r * V + v]);
-        if (e - a == 1 || std::isinf(m)) {
-          y[v] = m;
-          continue;
-        }
-        float z = 0.f;
-        for (int64_t r = a; r < e; ++r) z += std::exp(shift[size_t(r)] + logits[r * V + v] - m);
-        y[v] = m + std::log(z);
-      }
-    }
-    k0 = k1;
-  }
-}
-
-}  // namespace
 
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
   LAVA_CHECK(cfg.hidden % 2 == 0, "hidden size {} must be even (two LSTM directions)", cfg.hidden);
