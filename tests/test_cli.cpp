@@ -140,3 +140,22 @@ TEST_CASE("cli: lava gradcheck passes every op and prints JSON lines") {
   CHECK(rows > 50);
   CHECK(run_lava("gradcheck --tol 1e-30").code == 1);  // an impossible tolerance fails
 }
+
+TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lists") {
+  CliResult r = run_lava("bench gemm --quick --sizes 16,24 --thread-counts 1 --repeats 1 --format json");
+  REQUIRE(r.code == 0);
+  int rows = 0;
+  size_t start = 0;
+  while (start < r.out.size()) {
+    const size_t end = r.out.find('\n', start);
+    const JsonValue row = parse_json(r.out.substr(start, end - start), "stdout");
+    CHECK(row.at("gflops").number() > 0);
+    CHECK(row.at("trans").str() == "NN");
+    ++rows;
+    start = end + 1;
+  }
+  CHECK(rows == 2);
+  CHECK(run_lava("bench gemm --sizes 0").code == 2);
+  CHECK(run_lava("bench gemm --sizes 8,x").code == 2);
+  CHECK(run_lava("bench nothing").code == 2);
+}

@@ -17,6 +17,7 @@ int cmd_gradcheck(int argc, char** argv);
 int cmd_data(int argc, char** argv);
 int cmd_train(int argc, char** argv);
 int cmd_eval(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
 int cmd_translate(int argc, char** argv);
 
 // The beam-search options shared by `translate` and `eval --bleu` (cmd_translate.cpp): --beam --alpha --eos-norm
@@ -30,6 +31,7 @@ inline constexpr Command kCommands[] = {
     {"data", "build a data set: gettext (German-English from Debian), synth (synthetic, gold alignments)", cmd_data},
     {"train", "train an attention model (--attn none|soft|marginal|hard-*|var-*)", cmd_train},
     {"eval", "exact per-token nll/ppl, ELBO, KL, KL gap and prior entropy of a trained model", cmd_eval},
+    {"bench", "benchmarks: gemm (GFLOP/s vs the FMA peak and OpenBLAS, measured in the same run)", cmd_bench},
     {"translate", "beam-search translation of a tokenised file with the exact marginal word distribution", cmd_translate},
 };
 

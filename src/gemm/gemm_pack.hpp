@@ -22,7 +22,6 @@ inline int kc_for(int K, int kc_max) {
   return std::min(kc_max, (kc + 7) / 8 * 8);
 }
 
-// One MR-row Â micro-panel: dst[k·MR + r] = Â(i0 + r, pc + k) for r < mr, 0 for mr ≤ r < MR.   dst: (kc, MR)
 // Transposing copy of a rows×8 tile: dst[kk·ds + r] = src[r·ss + kk] for r < rows ≤ 8, kk < 8. Uses the vector
 // type's in-register 8×8 transpose when it has one (x86), else scalar loads and stores.
 template <class V, class T>
