@@ -12,6 +12,7 @@
 #include "core/check.hpp"
 #include "data/npy_file.hpp"
 #include "data/vqa_questions.hpp"
+#include "check_input_error.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
@@ -34,19 +35,6 @@ std::string npy_bytes(int major, const std::string& dict, size_t data_bytes) {
   return h + body + std::string(data_bytes, '\0');
 }
 
-// Runs f, which must throw an InputError whose message names `path` (and `needle`, if given).
-template <class F>
-void check_input_error(F&& f, const std::string& path, const std::string& needle = "") {
-  try {
-    f();
-    FAIL("no InputError for " << path << " (" << needle << ")");
-  } catch (const InputError& e) {
-    std::string msg = e.what();
-    INFO(msg);
-    CHECK(msg.find(path) != std::string::npos);
-    CHECK(msg.find(needle) != std::string::npos);
-  }
-}
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 #include "data/idx_reader.hpp"
 #include "data/scenes.hpp"
 #include "data/vocab.hpp"
+#include "check_input_error.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
@@ -23,18 +24,6 @@ using namespace lava;
 namespace {
 
 
-template <class F>
-void check_input_error(F&& f, const std::string& path, const std::string& needle = "") {
-  try {
-    f();
-    FAIL("no InputError for " << path << " (" << needle << ")");
-  } catch (const InputError& e) {
-    std::string msg = e.what();
-    INFO(msg);
-    CHECK(msg.find(path) != std::string::npos);
-    CHECK(msg.find(needle) != std::string::npos);
-  }
-}
 
 // Pixel (y, x) of fake image i; any function works as long as the test can recompute it.
 uint8_t fake_pixel(int i, int y, int x) { return uint8_t((i * 37 + y * 11 + x * 5) % 256); }
