@@ -10,6 +10,19 @@
 
 using namespace lava;
 
+namespace {
+// One parsed object per line of `out` (the --format json convention).
+std::vector<JsonValue> json_lines(const std::string& out) {
+  std::vector<JsonValue> rows;
+  for (size_t start = 0; start < out.size();) {
+    const size_t end = out.find('\n', start);
+    rows.push_back(parse_json(out.substr(start, end - start), "stdout"));
+    start = end == std::string::npos ? out.size() : end + 1;
+  }
+  return rows;
+}
+}  // namespace
+
 TEST_CASE("cli: usage errors exit 2 with one line naming the problem") {
   CliResult r = run_lava("");
   CHECK(r.code == 2);
@@ -128,33 +141,21 @@ TEST_CASE("cli: lava toy --params agrees with the JSON it was given (K = 2 and 5
 TEST_CASE("cli: lava gradcheck passes every op and prints JSON lines") {
   CliResult r = run_lava("gradcheck --format json");
   CHECK(r.code == 0);
-  int rows = 0;
-  size_t start = 0;
-  while (start < r.out.size()) {
-    size_t end = r.out.find('\n', start);
-    const JsonValue row = parse_json(r.out.substr(start, end - start), "stdout");
-    CHECK(row.at("pass").str() == "pass");
-    ++rows;
-    start = end + 1;
-  }
-  CHECK(rows > 50);
+  const std::vector<JsonValue> rows = json_lines(r.out);
+  for (const JsonValue& row : rows) CHECK(row.at("pass").str() == "pass");
+  CHECK(rows.size() > 50);
   CHECK(run_lava("gradcheck --tol 1e-30").code == 1);  // an impossible tolerance fails
 }
 
 TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lists") {
   CliResult r = run_lava("bench gemm --quick --sizes 16,24 --thread-counts 1 --repeats 1 --format json");
   REQUIRE(r.code == 0);
-  int rows = 0;
-  size_t start = 0;
-  while (start < r.out.size()) {
-    const size_t end = r.out.find('\n', start);
-    const JsonValue row = parse_json(r.out.substr(start, end - start), "stdout");
+  const std::vector<JsonValue> rows = json_lines(r.out);
+  for (const JsonValue& row : rows) {
     CHECK(row.at("gflops").number() > 0);
     CHECK(row.at("trans").str() == "NN");
-    ++rows;
-    start = end + 1;
   }
-  CHECK(rows == 2);
+  CHECK(rows.size() == 2);
   CHECK(run_lava("bench gemm --sizes 0").code == 2);
   CHECK(run_lava("bench gemm --sizes 8,x").code == 2);
   CHECK(run_lava("bench nothing").code == 2);
