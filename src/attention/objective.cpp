@@ -126,16 +126,21 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
         terms.push_back(add(add(lf, lp), lq));
         if (k == 0) value = lf;
       }
+      // Self-normalisation over k, per query: the max and the sum of exp(log w_j − max), computed once.
+      std::vector<float> max_log_w(static_cast<size_t>(N));
+      std::vector<double> norm(static_cast<size_t>(N));
+      for (int64_t n = 0; n < N; ++n) {
+        float m = log_w[0][size_t(n)];
+        for (int j = 1; j < K; ++j) m = std::max(m, log_w[size_t(j)][size_t(n)]);
+        double sum = 0;
+        for (int j = 0; j < K; ++j) sum += std::exp(double(log_w[size_t(j)][size_t(n)] - m));
+        max_log_w[size_t(n)] = m, norm[size_t(n)] = sum;
+      }
       std::vector<float> w(static_cast<size_t>(N));
       Var<float> total;
       for (int k = 0; k < K; ++k) {
-        for (int64_t n = 0; n < N; ++n) {
-          float m = log_w[0][size_t(n)];
-          for (int j = 1; j < K; ++j) m = std::max(m, log_w[size_t(j)][size_t(n)]);
-          double s = 0;
-          for (int j = 0; j < K; ++j) s += std::exp(double(log_w[size_t(j)][size_t(n)] - m));
-          w[size_t(n)] = float(std::exp(double(log_w[size_t(k)][size_t(n)] - m)) / s);
-        }
+        for (int64_t n = 0; n < N; ++n)
+          w[size_t(n)] = float(std::exp(double(log_w[size_t(k)][size_t(n)] - max_log_w[size_t(n)])) / norm[size_t(n)]);
         Var<float> weighted = mul(constant(tape, stok, w.data()), terms[size_t(k)]);
         total = k == 0 ? weighted : add(total, weighted);
       }
