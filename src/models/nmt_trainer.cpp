@@ -4,66 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
-#include "nn/safetensors.hpp"
 #include "report/json.hpp"
 #include "report/progress.hpp"
 
 namespace lava {
-
-NmtEvalFigures nmt_figures(const AttentionEvalSums& s) {
-  NmtEvalFigures f;
-  const double n = std::max(1.0, s.tokens);
-  f.tokens = s.tokens;
-  f.nll = -s.log_lik / n;
-  f.ppl = std::exp(f.nll);
-  f.elbo = s.elbo / n;
-  f.kl = s.kl / n;
-  f.kl_gap = (s.log_lik - s.elbo) / n;
-  f.kl_posterior = s.kl_posterior / n;
-  f.identity_error = s.max_identity_error;
-  f.entropy = s.entropy / n;
-  return f;
-}
-
-void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, const Vocab& tgt,
-              std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> meta = model.config().to_metadata();
-  meta["src_vocab_tokens"] = src.to_text();
-  meta["tgt_vocab_tokens"] = tgt.to_text();
-  meta["format"] = "lava-model-1";
-  for (auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
-}
-
-LoadedNmt load_nmt(const std::string& path) {
-  LoadedNmt m;
-  // The metadata decides the architecture; the parameters are then checked against it by name and shape.
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
-  Seq2SeqConfig cfg = Seq2SeqConfig::from_metadata(m.metadata, path);
-  m.src_vocab = Vocab::from_text(m.metadata["src_vocab_tokens"], path);
-  m.tgt_vocab = Vocab::from_text(m.metadata["tgt_vocab_tokens"], path);
-  if (m.src_vocab.size() != cfg.src_vocab || m.tgt_vocab.size() != cfg.tgt_vocab)
-    throw input_error(path, 0, "vocabulary sizes do not match the model's embedding tables");
-  m.model = std::make_unique<Seq2Seq>(cfg);
-  assign_params(file, path, m.model->ps);
-  return m;
-}
-
-NmtEvalFigures evaluate_nmt(Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax, uint64_t seed) {
-  Tape<float> tape;
-  AttentionEvalSums sums;
-  ParamStore<float>& ps = model.ps;
-  for (const std::vector<int>& idx : eval_batches(split.pairs, batch_size)) {
-    tape.reset();
-    Ctx c{tape, ps, false, CounterRng(seed, stream_id("eval")), 0.f};
-    sums.add(model.evaluate(c, make_batch(split.pairs, idx), kmax));
-  }
-  return nmt_figures(sums);
-}
 
 namespace {
 

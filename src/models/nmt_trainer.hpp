@@ -4,10 +4,11 @@
 // from epoch `start_decay_at` on whenever the validation bound (−ELBO per token; −log p for soft/none) does not
 // improve on the best so far, the best checkpoint kept (written atomically), one JSON line per epoch.
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "data/parallel_corpus.hpp"
+#include "models/nmt_eval.hpp"
+#include "models/nmt_model_file.hpp"
 #include "models/seq2seq.hpp"
 #include "report/table.hpp"
 
@@ -30,12 +31,6 @@ struct NmtTrainOptions {
   OutputFormat format = OutputFormat::table;
 };
 
-struct NmtEvalFigures {
-  double tokens = 0, nll = 0, ppl = 0, elbo = 0, kl = 0, kl_gap = 0, kl_posterior = 0, identity_error = 0;
-  double entropy = 0;
-};
-NmtEvalFigures nmt_figures(const AttentionEvalSums& s);
-
 struct NmtTrainSummary {
   int64_t steps = 0;
   int epochs = 0;
@@ -45,18 +40,5 @@ struct NmtTrainSummary {
 };
 
 NmtTrainSummary train_nmt(const NmtTrainOptions& opt);
-
-// A trained model with its vocabularies, from a checkpoint.
-struct LoadedNmt {
-  std::unique_ptr<Seq2Seq> model;
-  Vocab src_vocab, tgt_vocab;
-  std::map<std::string, std::string> metadata;
-};
-LoadedNmt load_nmt(const std::string& path);
-void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, const Vocab& tgt,
-              std::map<std::string, std::string> extra);
-
-// Exact evaluation of a split (K-max attention when kmax > 0).
-NmtEvalFigures evaluate_nmt(Seq2Seq& model, const ParallelSplit& split, int batch_size, int kmax, uint64_t seed);
 
 }  // namespace lava

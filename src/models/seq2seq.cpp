@@ -262,12 +262,35 @@ AttentionMaps Seq2Seq::attention_maps(Ctx& c, const Batch& batch) const {
 void Seq2Seq::next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const DecoderStep& step, int kmax,
                                   const uint8_t* live, float* out) const {
   LAVA_CHECK(!c.tape.grad_enabled(), "next_word_log_probs is for decoding: run it under NoGrad");
-  const int S = enc.S, N = enc.B * K, Hd = cfg_.hidden, V = cfg_.tgt_vocab;
+  // A = h_j W + b, the query's part of the output layer: (N, Hd); U = x_i W_x: (B, S, Hd); the prior (N, S).
+  word_log_probs(c, out_h_(c, step.top).val(), enc.out_memory.val(), step.log_prior.val(), enc.B * K, K, enc.S, kmax,
+                 live, out);
+}
+
+int64_t Seq2Seq::count_correct(Ctx& c, const Batch& batch, int kmax) const {
+  NoGrad<float> no_grad(c.tape);
+  Forward f = forward(c, batch);
+  const int64_t N = int64_t(batch.B) * batch.T, V = cfg_.tgt_vocab;
+  // Token n = b·T + t reads sentence n / T = b: the teacher-forced batch is the decoder with K = T "hypotheses".
+  std::vector<uint8_t> live(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) live[size_t(n)] = f.token_mask[size_t(n)] > 0.f;
+  float* out = c.tape.scratch<float>(N * V);  // (N, V)
+  word_log_probs(c, f.head.query.val(), f.head.memory.val(), f.dists.log_prior.val(), int(N), batch.T, batch.S, kmax,
+                 live.data(), out);
+  int64_t correct = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    if (!live[size_t(n)]) continue;
+    const float* row = out + n * V;
+    correct += std::max_element(row, row + V) - row == batch.tgt_out[size_t(n)];  // ties: the lowest word id
+  }
+  return correct;
+}
+
+void Seq2Seq::word_log_probs(Ctx& c, const float* A, const float* U, const float* lp, int N, int K, int S, int kmax,
+                             const uint8_t* live, float* out) const {
+  const int Hd = cfg_.hidden, V = cfg_.tgt_vocab;
   const bool latent = variant_info(cfg_.attn).latent;
   if (cfg_.attn == AttnVariant::none) kmax = 0;  // a uniform average has no top K
-  const float* A = out_h_(c, step.top).val();    // (N, Hd): h_j W + b, the query's part of the output layer
-  const float* U = enc.out_memory.val();          // (B, S, Hd): x_i W_x
-  const float* lp = step.log_prior.val();         // (N, S)
 
   // The prior of each live hypothesis, in double over its real positions (padding has probability exactly 0),
   // restricted to the top kmax with K-max, and renormalised as attention_eval does: terms (position, log weight).

@@ -93,6 +93,9 @@ class Seq2Seq {
   // as `lava eval --kmax` does (for soft the context then averages over those positions; `none` ignores kmax).
   void next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const DecoderStep& step, int kmax,
                            const uint8_t* live, float* out) const;
+  // The number of real target tokens of the batch that are the argmax (ties: the lowest id) of the same word
+  // distribution next_word_log_probs gives, teacher-forced: token accuracy.
+  int64_t count_correct(Ctx& c, const Batch& batch, int kmax) const;
 
  private:
   struct Forward {
@@ -105,6 +108,10 @@ class Seq2Seq {
   // The step from the first layer's input part of the gates, in0 = emb(y_{j−1}) W_in + b: (N, 4Hd).
   DecoderStep step_from_input(Ctx& c, const EncodedSource& enc, int K, const DecoderState& prev,
                               Var<float> in0) const;
+  // next_word_log_probs for N rows of which row n reads source sentence n / K: A (N, Hd) the query's part of the
+  // output layer, U (B, S, Hd) the memory's part, lp (N, S) the log prior, out (N, V).
+  void word_log_probs(Ctx& c, const float* A, const float* U, const float* lp, int N, int K, int S, int kmax,
+                      const uint8_t* live, float* out) const;
   Var<float> inference_log_q(Ctx& c, const Batch& batch) const;
   EncodedSource encode_memory(Ctx& c, const Batch& batch) const;  // X, mask, lengths (no keys, no U)
   Var<float> scorer_keys(Ctx& c, Var<float> memory) const;        // mlp: X W_k; empty otherwise
