@@ -203,6 +203,7 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
     const int V = cfg.tgt_vocab;
     std::vector<float> logp(size_t(batch.B) * V);
     double stepped = 0, worst_norm = 0;
+    int64_t stepped_correct = 0;  // reference tokens that are the argmax of the stepped distribution
     for (int t = 0; t < batch.T; ++t) {
       std::vector<int32_t> in(size_t(batch.B));
       for (int b = 0; b < batch.B; ++b) in[size_t(b)] = batch.tgt_in[size_t(b * batch.T + t)];
@@ -213,7 +214,11 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
         double total = 0;
         for (int v = 0; v < V; ++v) total += std::exp(double(logp[size_t(b * V + v)]));
         worst_norm = std::max(worst_norm, std::abs(total - 1));
-        if (t < batch.tgt_len[size_t(b)]) stepped += logp[size_t(b * V + batch.tgt_out[size_t(b * batch.T + t)])];
+        if (t >= batch.tgt_len[size_t(b)]) continue;
+        const int32_t ref = batch.tgt_out[size_t(b * batch.T + t)];
+        stepped += logp[size_t(b * V + ref)];
+        const float* row = logp.data() + size_t(b) * V;
+        stepped_correct += std::max_element(row, row + V) - row == ref;
       }
     }
     const std::string name = variant_info(cs.v).name;
@@ -222,6 +227,45 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
     CHECK(worst_norm < 1e-5);
     CHECK(stepped == doctest::Approx(exact.log_lik).epsilon(1e-5));
     CHECK(exact.log_lik < -1.0);  // not a degenerate model
+    // Token accuracy (lava eval) scores the teacher-forced batch through the other code path, forward().
+    tape.reset();
+    CHECK(model.count_correct(c, batch, cs.kmax) == stepped_correct);
+  }
+}
+
+TEST_CASE("decode: token accuracy of a briefly trained model counts the argmax words of the stepped decoder") {
+  ParallelCorpus corpus = load_decode_corpus();
+  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft}) {
+    Seq2Seq model(small_config(corpus, v));
+    train_briefly(model, corpus, 40);
+    const Batch batch = make_batch(corpus.train.pairs, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+    Tape<float> tape;
+    Ctx c{tape, model.ps, false, CounterRng(1, 2), 0.f};
+    const int64_t correct = model.count_correct(c, batch, 0);
+    tape.reset();
+    NoGrad<float> no_grad(tape);
+    const EncodedSource enc = model.encode(c, batch);
+    DecoderState state = model.initial_state(c, batch.B);
+    const int V = model.config().tgt_vocab;
+    std::vector<float> logp(size_t(batch.B) * V);
+    int64_t stepped_correct = 0, tokens = 0;
+    for (int t = 0; t < batch.T; ++t) {
+      std::vector<int32_t> in(size_t(batch.B));
+      for (int b = 0; b < batch.B; ++b) in[size_t(b)] = batch.tgt_in[size_t(b * batch.T + t)];
+      const DecoderStep step = model.decoder_step(c, enc, 1, state, in.data());
+      model.next_word_log_probs(c, enc, 1, step, 0, nullptr, logp.data());
+      state = step.state;
+      for (int b = 0; b < batch.B; ++b) {
+        if (t >= batch.tgt_len[size_t(b)]) continue;
+        const float* row = logp.data() + size_t(b) * V;
+        stepped_correct += std::max_element(row, row + V) - row == batch.tgt_out[size_t(b * batch.T + t)];
+        ++tokens;
+      }
+    }
+    CAPTURE(variant_info(v).name);
+    CHECK(correct == stepped_correct);
+    CHECK(correct > 0);       // training made some words predictable ...
+    CHECK(correct < tokens);  // ... but not all of them
   }
 }
 

@@ -1,15 +1,42 @@
 // lava eval: exact per-token figures of a trained model on a split.
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "data/vocab.hpp"
 #include "eval/bleu.hpp"
 #include "models/beam_search.hpp"
-#include "models/nmt_trainer.hpp"
+#include "models/nmt_eval.hpp"
+#include "models/nmt_model_file.hpp"
 #include "report/progress.hpp"
 
 namespace lava {
+
+namespace {
+
+// "10,20,30" -> {10, 20, 30}: strictly increasing non-negative upper bounds of the source-length buckets.
+std::vector<int64_t> parse_length_buckets(const CommandLine& cl) {
+  const std::string text = cl.get_string("length-buckets");
+  std::vector<int64_t> bounds;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = item.empty() ? -1 : std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || errno || *end || v < 0 || (!bounds.empty() && v <= bounds.back()))
+      cl.fail("--length-buckets wants strictly increasing non-negative integers like 10,20,30, not '" + text + "'");
+    bounds.push_back(v);
+    pos = comma + 1;
+  }
+  return bounds;
+}
+
+}  // namespace
 
 int cmd_eval(int argc, char** argv) {
   CommandLine cl("eval", "lava eval --model MODEL --data DIR [--split test] [options]",
@@ -21,7 +48,9 @@ int cmd_eval(int argc, char** argv) {
                  "over its K largest positions first.\n"
                  "--bleu also decodes the split by beam search (the exact marginal word distribution, as `lava\n"
                  "translate`, with the same --kmax) and reports corpus BLEU (multi-bleu.perl) against the split's\n"
-                 "target side, BPE \"@@ \" markers joined on both sides.");
+                 "target side, BPE \"@@ \" markers joined on both sides; --length-buckets 10,20,30 adds BLEU by source\n"
+                 "length (one row per bucket before the main row). accuracy is the fraction of target tokens that are\n"
+                 "the argmax of that same word distribution, teacher-forced.");
   cl.options().add_options()                                                              //
       ("model", po::value<std::string>(), "checkpoint written by lava train --save")        //
       ("data", po::value<std::string>(), "corpus directory")                                //
@@ -30,25 +59,37 @@ int cmd_eval(int argc, char** argv) {
       ("split", po::value<std::string>()->default_value("test"), "train|valid|test")        //
       ("kmax", po::value<std::string>()->default_value("0"), "K-max attention (0 = exact)")  //
       ("batch-size", po::value<std::string>()->default_value("32"), "sentences per batch")  //
-      ("bleu", po::bool_switch(), "also decode the split and report corpus BLEU");
+      ("limit", po::value<std::string>()->default_value("0"), "only the first N sentences (0 = all)")  //
+      ("bleu", po::bool_switch(), "also decode the split and report corpus BLEU")            //
+      ("length-buckets", po::value<std::string>(), "with --bleu: BLEU by source length, upper bounds e.g. 10,20,30");
   add_decode_options(cl);
   if (!cl.parse(argc, argv)) return 0;
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
   const int kmax = int(cl.get_int("kmax", 0, 100000));
   const int batch_size = int(cl.get_int("batch-size", 1, 100000));
+  const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
   LoadedNmt m = load_nmt(cl.get_string("model"));
   CorpusOptions co;
   co.dir = cl.get_string("data");
   co.src_lang = cl.get_string("src");
   co.tgt_lang = cl.get_string("tgt");
   const bool bleu = cl.vm()["bleu"].as<bool>();
+  std::vector<int64_t> buckets;
+  if (cl.has("length-buckets")) {
+    if (!bleu) cl.fail("--length-buckets needs --bleu");
+    buckets = parse_length_buckets(cl);
+  }
   DecodeOptions dopt = decode_options(cl);
   dopt.kmax = kmax, dopt.batch_size = batch_size;
   co.keep_target_tokens = bleu;
   const CorpusSplit split =
       split_name == "train" ? CorpusSplit::train : split_name == "valid" ? CorpusSplit::valid : CorpusSplit::test;
-  const ParallelSplit data = read_parallel_split(co, split, m.src_vocab, m.tgt_vocab);
-  const NmtEvalFigures f = evaluate_nmt(*m.model, data, batch_size, kmax, cl.common().seed);
+  ParallelSplit data = read_parallel_split(co, split, m.src_vocab, m.tgt_vocab);
+  if (limit > 0 && int64_t(data.pairs.size()) > limit) {
+    data.pairs.resize(size_t(limit));
+    if (bleu) data.tgt_tokens.resize(size_t(limit));
+  }
+  const NmtEvalFigures f = evaluate_nmt(*m.model, data, batch_size, kmax, cl.common().seed, true);
 
   BleuScore score;
   if (bleu) {
@@ -72,14 +113,24 @@ int cmd_eval(int argc, char** argv) {
     }
     score = corpus_bleu(hyp_words, ref_words);
     if (!cl.common().quiet) fmt::print(stderr, "{}\n", format_multi_bleu(score));
+    if (!buckets.empty()) {
+      std::vector<int64_t> source_lengths;
+      for (const SentencePair& p : data.pairs) source_lengths.push_back(int64_t(p.src.size()));
+      Table bt;
+      bt.add_column("event").add_column("min_len").add_column("max_len").add_column("sentences").add_column("bleu", ".2f");
+      for (const BleuBucket& b : bleu_by_source_length(hyp_words, ref_words, source_lengths, buckets))
+        bt.add_row({"bleu_bucket", b.min_len, b.max_len == INT64_MAX ? NAN : double(b.max_len), b.sentences,
+                    b.score.bleu});
+      bt.print(stdout, cl.common().format);
+    }
   }
 
   Table t;
   t.add_column("attn").add_column("split").add_column("tokens").add_column("nll", ".4f").add_column("ppl", ".3f");
   t.add_column("elbo", ".4f").add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
-  t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("kmax");
+  t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("accuracy", ".4f").add_column("kmax");
   std::vector<Cell> row = {variant_info(m.model->config().attn).name, split_name, f.tokens, f.nll, f.ppl, f.elbo, f.kl,
-                           f.kl_gap, f.kl_posterior, f.identity_error, f.entropy, double(kmax)};
+                           f.kl_gap, f.kl_posterior, f.identity_error, f.entropy, f.accuracy, double(kmax)};
   if (bleu) {
     t.add_column("bleu", ".2f").add_column("beam");
     row.push_back(score.bleu);
