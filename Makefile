@@ -47,9 +47,25 @@ test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
+# The demo's translation part trains soft and variational attention for DEMO_MINUTES each on the gettext corpus.
+DEMO_MINUTES ?= 2
 demo: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	$(BUILD)/lava toy
+	LAVA=$(CURDIR)/$(BUILD)/lava experiments/demo-nmt.sh --minutes $(DEMO_MINUTES)
+
+# The German-English corpus from Debian's gettext catalogs (a no-op once built; .deb files cached in data/debian-cache)
+# and the VQA-style scenes from Fashion-MNIST (a few seconds; region features are computed when read).
+data: deps
+	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
+	$(BUILD)/lava data gettext --lang de --out data/gettext-de-en --cache data/debian-cache
+	$(BUILD)/lava data scenes --out data/scenes
+
+# LAVA against PyTorch (python3-torch, optional) on the same training step, alternating, in the same run; then GEMM.
+bench: deps
+	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
+	tools/bench-train.sh
+	$(BUILD)/lava bench gemm
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree.
 SAN_FLAGS := -std=c++20 -O0 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \

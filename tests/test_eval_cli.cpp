@@ -88,6 +88,23 @@ TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets
   CHECK(sentences == double(f.corpus.test.pairs.size()));
   CHECK(rows[3].contains("bleu"));
 
+  // --gold-align: the synthetic task's gold alignments give an AER for the prior, the posterior and q.
+  r = run_lava(f.eval(f.model_path, "--gold-align " + f.corpus_dir + "/test.align"));
+  REQUIRE(r.code == 0);
+  rows = json_lines(r.out);
+  for (const char* key : {"aer_prior", "aer_posterior", "aer_q"}) {
+    CAPTURE(key);
+    const double aer = rows.back().at(key).number();
+    CHECK(aer >= 0);
+    CHECK(aer <= 1);
+  }
+  r = run_lava(f.eval(f.model_path, "--gold-align " + f.corpus_dir + "/valid.align"));  // another split's gold
+  CHECK(r.code == 1);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("valid.align") != std::string::npos);
+  r = run_lava(f.eval(f.model_path, "--limit 3 --gold-align " + f.corpus_dir + "/test.align"));
+  CHECK(r.code == 2);
+
   r = run_lava(f.eval(f.model_path, "--length-buckets 5,8"));
   CHECK(r.code == 2);
   CHECK(r.err.find("--bleu") != std::string::npos);

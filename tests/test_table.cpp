@@ -118,6 +118,7 @@ TEST_CASE("progress: duration, ETA and the line formatter") {
 }
 
 TEST_CASE("progress: a log gets plain lines only; a terminal gets redraws; quiet gets nothing") {
+  lava::Progress::set_quiet(false);  // process-wide: a command run in-process by an earlier test may have set it
   {  // not a TTY: fast updates print nothing (< 10 s), finish prints one plain line
     std::FILE* f = std::tmpfile();
     REQUIRE(f);

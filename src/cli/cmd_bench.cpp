@@ -1,4 +1,7 @@
 // lava bench gemm: GEMM throughput against the FMA peak and OpenBLAS measured in the same run.
+// lava bench train: training steps of the translation model (tokens/s, GFLOP/s, peak memory) for the PyTorch peer.
+#include <omp.h>
+
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -6,7 +9,9 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "core/check.hpp"
+#include "data/vocab.hpp"
 #include "gemm/gemm_bench.hpp"
+#include "models/train_bench.hpp"
 
 namespace lava {
 
@@ -70,16 +75,73 @@ int bench_gemm(int argc, char** argv) {
   return 0;
 }
 
+int bench_train(int argc, char** argv) {
+  CommandLine cl("bench train", "lava bench train --attn VARIANT [options]",
+                 "Times training steps (forward, backward, clipping, Adam, as lava train) of the translation model on\n"
+                 "random tokens: --batch-size pairs, every source --src-len words, every target --tgt-len predicted\n"
+                 "tokens. Reports the median over --steps timed steps after --warmup steps: target tokens/s, the GEMM\n"
+                 "work of a step (2MNK summed, almost all of its arithmetic), GFLOP/s and its ratio to the FMA peak\n"
+                 "measured in the same run, and the process's peak resident memory. tools/bench-torch.py times the same\n"
+                 "network in PyTorch; `make bench` runs both.");
+  cl.options().add_options()                                                                   //
+      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())   //
+      ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
+      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")  //
+      ("attn-size", po::value<std::string>()->default_value("256"), "MLP scorer hidden size")  //
+      ("inf-hidden", po::value<std::string>()->default_value("256"), "inference network BiLSTM size")  //
+      ("vocab", po::value<std::string>()->default_value("10000"), "vocabulary size (both sides)")  //
+      ("batch-size", po::value<std::string>()->default_value("32"), "sentence pairs per step")      //
+      ("src-len", po::value<std::string>()->default_value("20"), "source words per sentence")       //
+      ("tgt-len", po::value<std::string>()->default_value("20"), "predicted target tokens per sentence")  //
+      ("steps", po::value<std::string>()->default_value("10"), "timed steps (median)")              //
+      ("warmup", po::value<std::string>()->default_value("2"), "untimed steps first");
+  if (!cl.parse(argc, argv)) return 0;
+  TrainBenchOptions o;
+  try {
+    o.attn = parse_attn_variant(cl.get_string("attn"));
+  } catch (const UsageError& e) {
+    cl.fail(e.what());
+  }
+  o.emb = int(cl.get_int("emb-size", 1, 65536));
+  o.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  if (o.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
+  o.attn_size = int(cl.get_int("attn-size", 1, 65536));
+  o.inf_hidden = int(cl.get_int("inf-hidden", 2, 65536));
+  if (o.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
+  o.vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 10000000));
+  o.batch = int(cl.get_int("batch-size", 1, 100000));
+  o.src_len = int(cl.get_int("src-len", 1, 10000));
+  o.tgt_len = int(cl.get_int("tgt-len", 1, 10000));
+  o.steps = int(cl.get_int("steps", 1, 100000));
+  o.warmup = int(cl.get_int("warmup", 0, 100000));
+  o.seed = cl.common().seed;
+  const TrainBenchResult r = run_train_bench(o);
+  const int threads = omp_get_max_threads();
+  const double peak = measure_fma_peak_gflops(threads);
+  Table t;
+  t.add_column("attn").add_column("threads").add_column("tokens_per_s", ".0f").add_column("step_ms", ".1f");
+  t.add_column("gflop_per_step", ".2f").add_column("gflops", ".1f").add_column("peak_gflops", ".1f");
+  t.add_column("peak_ratio", ".3f").add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
+  t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
+             r.gflops, peak, r.gflops / peak, r.peak_rss_mb, r.objective_per_token});
+  t.print(stdout, cl.common().format);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf("usage: lava bench gemm [options]\n\n  gemm  GEMM GFLOP/s vs the FMA peak and OpenBLAS, same run\n");
+    std::printf(
+        "usage: lava bench gemm|train [options]\n\n"
+        "  gemm   GEMM GFLOP/s vs the FMA peak and OpenBLAS, same run\n"
+        "  train  training steps of the translation model on random tokens: tokens/s, GFLOP/s, peak memory\n");
     return argc < 2 ? 2 : 0;
   }
   const std::string what = argv[1];
   if (what == "gemm") return bench_gemm(argc - 1, argv + 1);
-  throw UsageError("lava bench: unknown benchmark '" + what + "' (gemm)");
+  if (what == "train") return bench_train(argc - 1, argv + 1);
+  throw UsageError("lava bench: unknown benchmark '" + what + "' (gemm, train)");
 }
 
 }  // namespace lava

@@ -3,12 +3,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "cli/command_line.hpp"
+#include "cli/cmd_seqvae.hpp"
+#include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
 #include "data/vocab.hpp"
 #include "eval/bleu.hpp"
 #include "models/beam_search.hpp"
+#include "models/nmt_alignments.hpp"
 #include "models/nmt_eval.hpp"
 #include "models/nmt_model_file.hpp"
 #include "report/progress.hpp"
@@ -39,6 +43,9 @@ std::vector<int64_t> parse_length_buckets(const CommandLine& cl) {
 }  // namespace
 
 int cmd_eval(int argc, char** argv) {
+  const std::string task = task_of(argc, argv, "nmt");
+  if (task == "vqa") return cmd_eval_vqa(argc, argv);
+  if (task == "seqvae") return cmd_eval_seqvae(argc, argv);
   CommandLine cl("eval", "lava eval --model MODEL --data DIR [--split test] [options]",
                  "Evaluates a trained model per target token: nll and ppl of the exact marginal under the prior\n"
                  "(enumerated over source positions for every latent variant; direct for soft/none), elbo, kl = KL(q||p),\n"
@@ -50,8 +57,11 @@ int cmd_eval(int argc, char** argv) {
                  "translate`, with the same --kmax) and reports corpus BLEU (multi-bleu.perl) against the split's\n"
                  "target side, BPE \"@@ \" markers joined on both sides; --length-buckets 10,20,30 adds BLEU by source\n"
                  "length (one row per bucket before the main row). accuracy is the fraction of target tokens that are\n"
-                 "the argmax of that same word distribution, teacher-forced.");
+                 "the argmax of that same word distribution, teacher-forced.\n"
+                 "--gold-align FILE (one Pharaoh line per line of the split's files, source index first) adds the\n"
+                 "alignment error rate of the argmax alignments of the prior, the exact posterior and q (see lava align).");
   cl.options().add_options()                                                              //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae (lava eval --task vqa --help, ...)")  //
       ("model", po::value<std::string>(), "checkpoint written by lava train --save")        //
       ("data", po::value<std::string>(), "corpus directory")                                //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")      //
@@ -61,13 +71,16 @@ int cmd_eval(int argc, char** argv) {
       ("batch-size", po::value<std::string>()->default_value("32"), "sentences per batch")  //
       ("limit", po::value<std::string>()->default_value("0"), "only the first N sentences (0 = all)")  //
       ("bleu", po::bool_switch(), "also decode the split and report corpus BLEU")            //
+      ("gold-align", po::value<std::string>(), "Pharaoh gold alignments of the split: adds AER of prior/posterior/q")  //
       ("length-buckets", po::value<std::string>(), "with --bleu: BLEU by source length, upper bounds e.g. 10,20,30");
   add_decode_options(cl);
   if (!cl.parse(argc, argv)) return 0;
+  cl.get_choice("task", {"nmt"});  // other tasks were handed over above
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
   const int kmax = int(cl.get_int("kmax", 0, 100000));
   const int batch_size = int(cl.get_int("batch-size", 1, 100000));
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
+  if (limit > 0 && cl.has("gold-align")) cl.fail("--gold-align scores every line of the split: drop --limit");
   LoadedNmt m = load_nmt(cl.get_string("model"));
   CorpusOptions co;
   co.dir = cl.get_string("data");
@@ -90,6 +103,9 @@ int cmd_eval(int argc, char** argv) {
     if (bleu) data.tgt_tokens.resize(size_t(limit));
   }
   const NmtEvalFigures f = evaluate_nmt(*m.model, data, batch_size, kmax, cl.common().seed, true);
+
+  std::optional<AlignmentEvaluation> aer;
+  if (cl.has("gold-align")) aer = evaluate_alignments(*m.model, data, cl.get_string("gold-align"), batch_size);
 
   BleuScore score;
   if (bleu) {
@@ -135,6 +151,10 @@ int cmd_eval(int argc, char** argv) {
     t.add_column("bleu", ".2f").add_column("beam");
     row.push_back(score.bleu);
     row.push_back(double(dopt.beam));
+  }
+  if (aer) {
+    t.add_column("aer_prior", ".4f").add_column("aer_posterior", ".4f").add_column("aer_q", ".4f");
+    for (double x : {aer->prior.aer(), aer->posterior.aer(), aer->q ? aer->q->aer() : NAN}) row.emplace_back(x);
   }
   t.add_row(row);
   t.print(stdout, cl.common().format);

@@ -110,4 +110,14 @@ void apply_thread_count(int threads) {
   if (threads > 0) omp_set_num_threads(threads);
 }
 
+std::string task_of(int argc, char** argv, const std::string& fallback) {
+  std::string task = fallback;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--task" && i + 1 < argc) task = argv[++i];
+    else if (a.starts_with("--task=")) task = std::string(a.substr(7));
+  }
+  return task;
+}
+
 }  // namespace lava

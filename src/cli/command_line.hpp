@@ -53,4 +53,8 @@ class CommandLine {
 // Applies --threads to OpenMP (0 keeps the OpenMP default, which is every core).
 void apply_thread_count(int threads);
 
+// The value of --task on a raw command line ("--task X" or "--task=X"; the last one wins), or `fallback`. Commands
+// that serve several tasks (train, eval) look at it first and hand the whole command line to that task's parser.
+std::string task_of(int argc, char** argv, const std::string& fallback);
+
 }  // namespace lava

@@ -19,6 +19,7 @@ int cmd_train(int argc, char** argv);
 int cmd_eval(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_translate(int argc, char** argv);
+int cmd_align(int argc, char** argv);
 
 // The beam-search options shared by `translate` and `eval --bleu` (cmd_translate.cpp): --beam --alpha --eos-norm
 // --max-len-ratio --max-len-extra. The caller sets kmax and batch_size from its own options.
@@ -29,10 +30,11 @@ inline constexpr Command kCommands[] = {
     {"toy", "exact vs variational attention on one example: log p, ELBO, KL gap, identity check", cmd_toy},
     {"gradcheck", "check every op's backward against finite differences in double precision", cmd_gradcheck},
     {"data", "build a data set: gettext (German-English from Debian), synth (synthetic, gold alignments)", cmd_data},
-    {"train", "train an attention model (--attn none|soft|marginal|hard-*|var-*)", cmd_train},
+    {"train", "train a model: --task nmt|vqa (--attn none|soft|marginal|hard-*|var-*) or seqvae", cmd_train},
     {"eval", "exact per-token nll/ppl, ELBO, KL, KL gap and prior entropy of a trained model", cmd_eval},
-    {"bench", "benchmarks: gemm (GFLOP/s vs the FMA peak and OpenBLAS, measured in the same run)", cmd_bench},
+    {"bench", "benchmarks: gemm (GFLOP/s vs FMA peak and OpenBLAS), train (tokens/s, GFLOP/s, memory)", cmd_bench},
     {"translate", "beam-search translation of a tokenised file with the exact marginal word distribution", cmd_translate},
+    {"align", "word alignments (Pharaoh) from the prior/posterior/q argmax; AER against gold", cmd_align},
 };
 
 }  // namespace lava

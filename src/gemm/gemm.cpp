@@ -3,6 +3,8 @@
 
 #include <omp.h>
 
+#include <atomic>
+
 #include <type_traits>
 
 #include "core/check.hpp"
@@ -60,6 +62,12 @@ void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
 
 }  // namespace gemm_detail
 
+namespace {
+std::atomic<unsigned long long> g_gemm_flops{0};
+}  // namespace
+
+unsigned long long gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }
+
 template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc) {
@@ -71,6 +79,7 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   }
   LAVA_CHECK(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N),
              "gemm: lda {} or ldb {} too small for {}x{}x{} (trans {}{})", lda, ldb, M, N, K, trans_a, trans_b);
+  g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if constexpr (std::is_same_v<T, float>) {
     gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));

@@ -14,6 +14,10 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
           T beta, T* C, int ldc);
 
+// 2·M·N·K summed over every gemm<float|double> call of the process (a relaxed atomic counter, for benchmarks that
+// report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work).
+unsigned long long gemm_flop_count();
+
 // The plain triple loop, used as the reference in tests and benchmarks.
 template <class T>
 void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,

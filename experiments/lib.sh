@@ -1,0 +1,167 @@
+# Shared helpers for the translation experiment scripts (sourced, not run).
+# Every script that sources this has `set -euo pipefail` and defines SCRIPT (its name, for messages).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAVA=${LAVA:-$REPO/build/lava}
+# GNU OpenMP spin-waits between parallel regions by default; on a shared 2-core machine a spinning thread
+# steals the core another process (or our own second thread) needs, and runs get several times slower.
+export OMP_WAIT_POLICY=passive
+
+# shellcheck disable=SC2034  # used by the scripts that source this file
+ALL_VARIANTS="none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws"
+
+die() {
+  echo "$SCRIPT: error: $*" >&2
+  exit 1
+}
+
+log() { echo "$SCRIPT: $*" >&2; }
+
+require_lava() {
+  [ -x "$LAVA" ] || die "$LAVA not found; build it first with: make -C $REPO build/lava"
+}
+
+# pin_lava DIR: copies the lava binary into DIR and uses the copy from then on, so that a rebuild of build/lava
+# during a long run cannot break it, and DIR records the program that made its results.
+pin_lava() {
+  require_lava
+  mkdir -p "$1"
+  { cp "$LAVA" "$1/lava.tmp" && mv "$1/lava.tmp" "$1/lava"; } || die "cannot copy $LAVA into $1"
+  "$1/lava" --help >/dev/null 2>&1 || die "$LAVA does not run (is it being rebuilt? try again)"
+  LAVA=$1/lava
+}
+
+# Seconds since the script started, as m:ss.
+elapsed() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
+
+# run_lava OUT_FILE ERR_FILE ARGS...: runs `lava ARGS...` with stdout to OUT_FILE and stderr to ERR_FILE; on failure
+# prints the command, the exit code and the end of its stderr, and exits.
+run_lava() {
+  local out=$1 err=$2 rc=0
+  shift 2
+  "$LAVA" "$@" >"$out" 2>"$err" || rc=$?
+  if [ "$rc" != 0 ]; then
+    {
+      echo "$SCRIPT: error: lava failed with exit code $rc:"
+      echo "  $LAVA $*"
+      echo "  last lines of $err:"
+      tail -n 5 "$err" | tr '\r' '\n' | tail -n 5 | sed 's/^/    /'
+    } >&2
+    exit 1
+  fi
+}
+
+# json_get LINE KEY: the value of KEY in one flat JSON object line (strings unquoted; null stays "null").
+# lava's JSON lines are flat objects whose string values hold no commas or braces, so a regex is enough.
+json_get() {
+  local v
+  v=$(printf '%s\n' "$1" | grep -o "\"$2\":[^,}]*" | head -n 1 | cut -d: -f2-) || true
+  v=${v#\"}
+  printf '%s' "${v%\"}"
+}
+
+# last_line_with FILE PATTERN: the last line of FILE containing PATTERN (fixed string), or nothing.
+last_line_with() { grep -F -- "$2" "$1" 2>/dev/null | tail -n 1 || true; }
+
+# The result row of `lava eval --format json`: the last line without an "event" key.
+eval_row() { grep -v '"event"' "$1" 2>/dev/null | tail -n 1 || true; }
+
+# fmt_num VALUE PRINTF_FORMAT: formats a number; missing, null and NaN values print as "–".
+fmt_num() {
+  case "$1" in
+    "" | null | nan | NaN | -nan) printf '–' ;;
+    *) awk -v v="$1" -v f="$2" 'BEGIN { printf f, v }' ;;
+  esac
+}
+
+# fmt_duration SECONDS: "42s", "3m05s" or "2h07m".
+fmt_duration() {
+  case "$1" in "" | null) printf '–'; return ;; esac
+  awk -v s="$1" 'BEGIN { s = int(s + 0.5);
+    if (s < 60) printf "%ds", s; else if (s < 3600) printf "%dm%02ds", s / 60, s % 60;
+    else printf "%dh%02dm", s / 3600, (s % 3600) / 60 }'
+}
+
+# ensure_corpus DIR: makes sure DIR holds a parallel corpus; if it has no training files, builds the Debian gettext
+# German-English corpus there (a no-op after the first time; the .deb files are cached in data/debian-cache).
+ensure_corpus() {
+  local dir=$1
+  if [ -f "$dir/train.de" ] && [ -f "$dir/train.en" ]; then return 0; fi
+  log "no corpus in $dir; building it with lava data gettext (downloads Debian packages once)"
+  mkdir -p "$REPO/data"
+  "$LAVA" data gettext --lang de --out "$dir" --cache "$REPO/data/debian-cache" ||
+    die "lava data gettext --out $dir failed"
+}
+
+# quick_corpus_view SRC_DIR VIEW_DIR VALID_LINES: VIEW_DIR gets symlinks to SRC_DIR's train and test files and
+# the first VALID_LINES lines of its valid files, so that validation during a short training run stays short.
+quick_corpus_view() {
+  local src dst=$2 n=$3 lang
+  src=$(cd "$1" && pwd)
+  mkdir -p "$dst"
+  for lang in de en; do
+    ln -sfn "$src/train.$lang" "$dst/train.$lang"
+    ln -sfn "$src/test.$lang" "$dst/test.$lang"
+    head -n "$n" "$src/valid.$lang" >"$dst/valid.$lang.tmp" && mv "$dst/valid.$lang.tmp" "$dst/valid.$lang"
+  done
+}
+
+# Model settings. QUICK: a small model, vocabulary capped at 4000 words per side (84 % of German and 92 % of
+# English training tokens), pairs up to 30 tokens; a minute of training is a few hundred updates at most, so
+# small batches, a larger learning rate and no dropout (nothing can overfit yet) get the furthest. FULL: the paper's appendix (paper-notes §3): 2-layer LSTMs,
+# embeddings and attention 512, inference network 512, batch 6, Adam 3e-4, 30 epochs, halving from epoch 2;
+# one --hidden-size knob stands for the paper's 1024-d memory and 768-d decoder. The corpus is words, not BPE,
+# so words seen once are left out (33k German / 17.7k English types remain).
+quick_train_args() {
+  echo "--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --layers 1 --batch-size 16 --lr 3e-3" \
+    "--dropout 0 --max-vocab 4000 --max-len 30"
+}
+full_train_args() {
+  echo "--emb-size 512 --hidden-size 768 --attn-size 512 --inf-hidden 512 --layers 2 --batch-size 6 --lr 3e-4" \
+    "--epochs 30 --start-decay-at 2 --lr-decay 0.5 --dropout 0.3 --init 0.1 --clip 5 --min-freq 2 --max-len 50"
+}
+
+# with_overrides DEFAULTS_NAME USER_ARGS...: sets the array named DEFAULTS_NAME (pairs "--option value") to the
+# defaults without the options USER_ARGS repeat, followed by USER_ARGS (lava refuses an option given twice).
+with_overrides() {
+  local -n defaults=$1
+  shift
+  local merged=() i user=" $* "
+  for ((i = 0; i + 1 < ${#defaults[@]}; i += 2)); do
+    case "$user" in *" ${defaults[i]} "*) ;; *) merged+=("${defaults[i]}" "${defaults[i + 1]}") ;; esac
+  done
+  defaults=("${merged[@]}" "$@")
+}
+
+# train_variant VARIANT CORPUS MODEL LOG_PREFIX MINUTES THREADS SEED REUSE TRAIN_ARGS...: trains one variant with
+# --format json into MODEL; LOG_PREFIX.train.jsonl gets the epoch lines and the "done" line, LOG_PREFIX.train.log
+# the progress. With REUSE=1 an existing MODEL whose log has a "done" line is kept.
+train_variant() {
+  local attn=$1 corpus=$2 model=$3 prefix=$4 minutes=$5 threads=$6 seed=$7 reuse=$8
+  shift 8
+  if [ "$reuse" = 1 ] && [ -f "$model" ] && [ -n "$(last_line_with "$prefix.train.jsonl" '"event":"done"')" ]; then
+    return 0
+  fi
+  local extra=()
+  [ "$minutes" != 0 ] && extra+=(--max-minutes "$minutes")
+  [ -n "$threads" ] && extra+=(--threads "$threads")
+  run_lava "$prefix.train.jsonl" "$prefix.train.log" train --task nmt --data "$corpus" --attn "$attn" \
+    --save "$model" --seed "$seed" --format json "${extra[@]}" "$@"
+  [ -f "$model" ] || die "lava train --attn $attn exited 0 but wrote no model $model"
+  local done_line
+  done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
+  [ -n "$done_line" ] || die "lava train --attn $attn printed no \"done\" line (see $prefix.train.jsonl)"
+  [ "$(json_get "$done_line" nan)" != true ] || log "warning: --attn $attn hit a NaN during training"
+}
+
+# eval_variant MODEL CORPUS LOG_PREFIX LIMIT BEAM THREADS [EXTRA EVAL ARGS...]: exact figures and BLEU on test
+# into LOG_PREFIX.eval.jsonl (stderr, with multi-bleu's line, into LOG_PREFIX.eval.log).
+eval_variant() {
+  local model=$1 corpus=$2 prefix=$3 limit=$4 beam=$5 threads=$6
+  shift 6
+  local extra=()
+  [ -n "$threads" ] && extra+=(--threads "$threads")
+  run_lava "$prefix.eval.jsonl" "$prefix.eval.log" eval --model "$model" --data "$corpus" --split test \
+    --limit "$limit" --bleu --beam "$beam" --format json "${extra[@]}" "$@"
+  [ -n "$(eval_row "$prefix.eval.jsonl")" ] || die "lava eval printed no result row (see $prefix.eval.jsonl)"
+}

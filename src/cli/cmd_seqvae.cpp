@@ -1,0 +1,221 @@
+// lava train --task seqvae / lava eval --task seqvae: the sequence VAE with an attention decoder, and posterior
+// collapse (KL and active units) with and without attention, KL annealing and free bits.
+#include "cli/cmd_seqvae.hpp"
+
+#include <cstdio>
+
+#include "cli/command_line.hpp"
+#include "models/seqvae_trainer.hpp"
+#include "report/json.hpp"
+
+namespace lava {
+
+namespace {
+
+constexpr const char* kModelHelp =
+    "The model: an encoder over the sentence X (--encoder lstm: a bidirectional LSTM, summary = last forward and\n"
+    "first backward state; transformer: a pre-norm self-attention encoder with sinusoidal positions, summary =\n"
+    "the mean over positions) gives q(z|X) = N(mu, sigma^2) for one global z of --latent-size dimensions, prior\n"
+    "N(0, I). The decoder LSTM reads [previous word; z] at every step and, with --dec-attn soft, attends to the\n"
+    "encoder states of X (--score additive: v' tanh(W_q h + W_k m); multiplicative: h' W m); the word\n"
+    "distribution is softmax(W_g tanh(W_h h + W_c context + b)). Soft attention lets the decoder copy X without\n"
+    "z, which drives KL to 0 (posterior collapse); --kl-anneal and --free-bits counter it.\n";
+
+constexpr const char* kFiguresHelp =
+    "Figures (JSON keys): recon = log p(X|z) with z ~ q(z|X), kl = KL(q(z|X) || p(z)) in closed form, elbo =\n"
+    "recon - kl, each in nats PER SENTENCE; elbo_per_token, recon_per_token, kl_per_token divide the sums by the\n"
+    "predicted tokens (words + <eos>); ppl_bound = exp(-sum ELBO / tokens), an upper bound on perplexity; iw and\n"
+    "ppl_iw: the importance-weighted bound log 1/K sum_k p(X,z_k)/q(z_k|X), K samples of z per sentence (eval\n"
+    "--samples, train --valid-samples; iw >= elbo in expectation); active_units = dimensions d with Var over\n"
+    "sentences of E_q[z_d|X] > --au-threshold (Burda et al. 2016), out of `latent`.\n";
+
+void add_data_options(CommandLine& cl, const char* lang_default) {
+  auto lang = po::value<std::string>();
+  if (lang_default) lang->default_value(lang_default);
+  cl.options().add_options()                                                          //
+      ("task", po::value<std::string>()->default_value("seqvae"), "seqvae")           //
+      ("data", po::value<std::string>(), "corpus directory: DIR/{train,valid,test}.LANG, one tokenised sentence a line")  //
+      ("lang", lang, "the file suffix of the side to model (e.g. en of a de-en corpus)");
+}
+
+}  // namespace
+
+int cmd_train_seqvae(int argc, char** argv) {
+  CommandLine cl("train",
+                 "lava train --task seqvae --data DIR [--lang en] [--encoder lstm|transformer] [--dec-attn soft|none]\n"
+                 "       [--kl-anneal STEPS] [--free-bits LAMBDA] [--save MODEL] [options]",
+                 std::string("Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
+                             "validation ELBO.\n\n") +
+                     kModelHelp +
+                     "\nTraining maximises recon - beta * KL_term per sentence. --kl-anneal N raises beta linearly from\n"
+                     "0 to 1 over the first N updates (Bowman et al. 2016). --free-bits L replaces the KL by\n"
+                     "sum_d max(L, KL_d), KL_d the batch-average KL of dimension d, so a dimension's first L nats are\n"
+                     "free (Kingma et al. 2016). The reported elbo is always the true ELBO (beta = 1, no free bits).\n\n" +
+                     kFiguresHelp +
+                     "\nProgress goes to stderr; with --format json, one JSON line per validation (event \"epoch\"; the\n"
+                     "keys above plus train_loss, train_recon, train_kl per sentence, kl_weight, kl_per_dim) and a\n"
+                     "summary (event \"done\") on stdout. SIGINT/SIGTERM stop after the update in progress.");
+  add_data_options(cl, "en");
+  cl.options().add_options()                                                                                     //
+      ("encoder", po::value<std::string>()->default_value("lstm"), "lstm | transformer")                           //
+      ("dec-attn", po::value<std::string>()->default_value("soft"), "decoder attention to the encoder states: soft | none")  //
+      ("score", po::value<std::string>()->default_value("additive"), "attention score: additive | multiplicative")  //
+      ("kl-anneal", po::value<std::string>()->default_value("0"), "KL weight 0 -> 1 linearly over this many updates (0 = off)")  //
+      ("free-bits", po::value<std::string>()->default_value("0"), "free nats per latent dimension (0 = off)")    //
+      ("save", po::value<std::string>(), "write the best checkpoint here (safetensors)")                        //
+      ("epochs", po::value<std::string>()->default_value("10"), "passes over the training sentences")            //
+      ("max-steps", po::value<std::string>()->default_value("0"), "stop after this many updates (0 = no limit)")  //
+      ("max-minutes", po::value<std::string>()->default_value("0"), "stop after this much training time (0 = none)")  //
+      ("valid-every", po::value<std::string>()->default_value("0"), "also validate every N updates (0 = epoch ends only)")  //
+      ("batch-size", po::value<std::string>()->default_value("32"), "sentences per batch")                       //
+      ("eval-batch-size", po::value<std::string>()->default_value("64"), "sentences per validation batch")        //
+      ("valid-samples", po::value<std::string>()->default_value("1"), "samples of z per validation sentence")     //
+      ("au-threshold", po::value<std::string>()->default_value("0.01"), "active unit: Var_X E[z_d|X] above this")  //
+      ("latent-size", po::value<std::string>()->default_value("32"), "dimensions of z")                          //
+      ("emb-size", po::value<std::string>()->default_value("128"), "word embedding size")                        //
+      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")   //
+      ("attn-size", po::value<std::string>()->default_value("128"), "additive score hidden size")               //
+      ("layers", po::value<std::string>()->default_value("1"), "LSTM layers (BiLSTM encoder and decoder)")       //
+      ("heads", po::value<std::string>()->default_value("4"), "transformer: attention heads (divide --hidden-size)")  //
+      ("tf-layers", po::value<std::string>()->default_value("2"), "transformer: encoder layers")                 //
+      ("ff-size", po::value<std::string>()->default_value("0"), "transformer: feed-forward size (0 = 4 x hidden)")  //
+      ("dropout", po::value<std::string>()->default_value("0.2"), "dropout on embeddings, between layers, before the output")  //
+      ("lr", po::value<std::string>()->default_value("1e-3"), "Adam learning rate")                             //
+      ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls at an epoch end")  //
+      ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")             //
+      ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")       //
+      ("clip", po::value<std::string>()->default_value("5"), "gradient clipping: max global norm")               //
+      ("init", po::value<std::string>()->default_value("0.1"), "uniform init range [-a, a]")                    //
+      ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
+      ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
+      ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
+  if (!cl.parse(argc, argv)) return 0;
+  cl.get_choice("task", {"seqvae"});
+  SeqVaeTrainOptions o;
+  o.data.dir = cl.get_string("data");
+  o.data.lang = cl.get_string("lang");
+  o.data.max_len = int(cl.get_int("max-len", 0, 100000));
+  o.vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
+  o.vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
+  SeqVaeConfig& m = o.model;
+  m.encoder = cl.get_choice("encoder", {"lstm", "transformer"});
+  m.dec_attn = cl.get_choice("dec-attn", {"soft", "none"});
+  m.score = cl.get_choice("score", {"additive", "multiplicative"});
+  m.latent = int(cl.get_int("latent-size", 1, 65536));
+  m.emb = int(cl.get_int("emb-size", 1, 65536));
+  m.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
+  m.attn_size = int(cl.get_int("attn-size", 1, 65536));
+  m.layers = int(cl.get_int("layers", 1, 16));
+  m.heads = int(cl.get_int("heads", 1, 1024));
+  m.tf_layers = int(cl.get_int("tf-layers", 1, 64));
+  m.ff = int(cl.get_int("ff-size", 0, 1 << 20));
+  if (m.encoder == "transformer" && m.hidden % m.heads)
+    cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));
+  m.dropout = float(cl.get_double("dropout", 0, 0.95));
+  o.kl_anneal = cl.get_int("kl-anneal", 0, INT64_MAX);
+  o.free_bits = cl.get_double("free-bits", 0, 1e6);
+  o.epochs = int(cl.get_int("epochs", 1, 100000));
+  o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
+  o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
+  o.valid_every = cl.get_int("valid-every", 0, INT64_MAX);
+  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
+  o.eval.batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
+  o.eval.samples = int(cl.get_int("valid-samples", 1, 10000));
+  o.eval.au_threshold = cl.get_double("au-threshold", 0, 1e9);
+  o.lr = cl.get_double("lr", 1e-12, 10);
+  o.lr_decay = cl.get_double("lr-decay", 1e-6, 1);
+  o.start_decay_at = int(cl.get_int("start-decay-at", 1, 100000));
+  o.patience = int(cl.get_int("patience", 0, 100000));
+  o.clip = cl.get_double("clip", 0, 1e9);
+  o.init = cl.get_double("init", 0, 10);
+  if (cl.has("save")) o.save = cl.get_string("save");
+  o.seed = cl.common().seed;
+  o.format = cl.common().format;
+
+  const SeqVaeTrainSummary s = train_seqvae(o);
+  const SeqVaeEvalFigures& v = s.best_valid;
+  if (o.format == OutputFormat::json) {
+    JsonLine j;
+    j.add("event", "done").add("task", "seqvae").add("encoder", m.encoder).add("dec_attn", m.dec_attn);
+    j.add("kl_anneal", o.kl_anneal).add("free_bits", o.free_bits).add("steps", s.steps).add("epochs", s.epochs);
+    j.add("best_epoch", s.best_epoch).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
+    add_seqvae_figures(j, v);
+    j.add("nan", s.stopped_on_nan);
+    if (s.stop_signal) j.add("signal", s.stop_signal);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("trained seqvae (%s encoder, %s decoder attention): %lld steps in %.1f s (%.0f tokens/s); best valid "
+                "(epoch %.2f) elbo %.3f = recon %.3f - kl %.3f per sentence, ppl <= %.2f, active units %d/%d\n",
+                m.encoder.c_str(), m.dec_attn.c_str(), (long long)s.steps, s.seconds, s.tokens_per_second,
+                s.best_epoch, v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent);
+  }
+  std::fflush(stdout);
+  if (s.stop_signal) return 128 + s.stop_signal;
+  return s.stopped_on_nan ? 1 : 0;
+}
+
+int cmd_eval_seqvae(int argc, char** argv) {
+  CommandLine cl("eval", "lava eval --task seqvae --model MODEL --data DIR [--split test] [--samples K] [options]",
+                 std::string("Evaluates a sequence VAE on DIR/SPLIT.LANG (LANG defaults to the one the model was\n"
+                             "trained on) with the model's vocabulary.\n\n") +
+                     kModelHelp + "\n" + kFiguresHelp +
+                     "\nOne result row (table, or with --format json one object with event \"eval\"); with --dims,\n"
+                     "one row per latent dimension first (event \"dim\": kl, mu_variance, active).");
+  add_data_options(cl, nullptr);
+  cl.options().add_options()                                                                     //
+      ("model", po::value<std::string>(), "checkpoint written by lava train --task seqvae --save")  //
+      ("split", po::value<std::string>()->default_value("test"), "train | valid | test")           //
+      ("samples", po::value<std::string>()->default_value("10"), "samples of z per sentence (recon is their mean)")  //
+      ("batch-size", po::value<std::string>()->default_value("64"), "sentences per batch")          //
+      ("limit", po::value<std::string>()->default_value("0"), "only the first N sentences (0 = all)")  //
+      ("au-threshold", po::value<std::string>()->default_value("0.01"), "active unit: Var_X E[z_d|X] above this")  //
+      ("dims", po::bool_switch(), "also print the per-dimension KL and Var_X E[z_d|X]");
+  if (!cl.parse(argc, argv)) return 0;
+  cl.get_choice("task", {"seqvae"});
+  const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
+  SeqVaeEvalOptions eo;
+  eo.samples = int(cl.get_int("samples", 1, 10000));
+  eo.batch_size = int(cl.get_int("batch-size", 1, 100000));
+  eo.limit = cl.get_int("limit", 0, INT64_MAX);
+  eo.au_threshold = cl.get_double("au-threshold", 0, 1e9);
+  eo.seed = cl.common().seed;
+  const std::string data_dir = cl.get_string("data");
+  const std::string model_path = cl.get_string("model");
+  LoadedSeqVae m = load_seqvae(model_path);
+  SeqVaeDataOptions d;
+  d.dir = data_dir;
+  d.lang = cl.has("lang") ? cl.get_string("lang") : m.lang;
+  if (d.lang.empty()) cl.fail("the model names no language: give --lang");
+  d.max_len = 0;  // evaluation never skips long sentences
+  const CorpusSplit split = split_name == "train" ? CorpusSplit::train
+                            : split_name == "valid" ? CorpusSplit::valid
+                                                    : CorpusSplit::test;
+  const ParallelSplit data = read_parallel_split(seqvae_corpus_options(d), split, m.vocab, m.vocab);
+  const SeqVaeEvalFigures f = evaluate_seqvae(*m.model, data, eo);
+  const SeqVaeConfig& cfg = m.model->config();
+  const OutputFormat format = cl.common().format;
+  if (cl.vm()["dims"].as<bool>()) {
+    Table dims;
+    dims.add_column("event").add_column("dim").add_column("kl", ".4f").add_column("mu_variance", ".4g");
+    dims.add_column("active");
+    for (int k = 0; k < f.latent; ++k)
+      dims.add_row({"dim", k, f.kl_per_dim[size_t(k)], f.mu_variance[size_t(k)],
+                    f.mu_variance[size_t(k)] > eo.au_threshold ? 1 : 0});
+    dims.print(stdout, format);
+    if (format == OutputFormat::table) std::printf("\n");
+  }
+  Table t;
+  t.add_column("event").add_column("encoder").add_column("dec_attn").add_column("split").add_column("sentences");
+  t.add_column("tokens").add_column("samples").add_column("elbo", ".3f").add_column("recon", ".3f");
+  t.add_column("kl", ".3f").add_column("elbo_per_token", ".4f").add_column("recon_per_token", ".4f");
+  t.add_column("kl_per_token", ".4f").add_column("ppl_bound", ".2f").add_column("iw", ".3f");
+  t.add_column("ppl_iw", ".2f").add_column("active_units").add_column("latent");
+  t.add_row({"eval", cfg.encoder, cfg.dec_attn, split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
+             f.elbo_per_token, f.recon_per_token, f.kl_per_token, f.ppl_bound, f.iw, f.ppl_iw, f.active_units,
+             f.latent});
+  t.print(stdout, format);
+  return 0;
+}
+
+}  // namespace lava

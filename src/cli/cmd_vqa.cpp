@@ -1,0 +1,205 @@
+// lava train --task vqa / lava eval --task vqa: the VQA-style experiment (paper §3, Table 1's VQA columns).
+#include "cli/cmd_vqa.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/command_line.hpp"
+#include "models/vqa_model_file.hpp"
+#include "models/vqa_plots.hpp"
+#include "models/vqa_trainer.hpp"
+#include "report/json.hpp"
+
+namespace lava {
+
+namespace {
+
+constexpr const char* kDataHelp =
+    "Data: either --data DIR, a directory made by `lava data scenes` (split S reads DIR/S.questions.tsv, region\n"
+    "features are computed from the Fashion-MNIST images), or your own --features F.npy --questions Q: a float32\n"
+    ".npy of shape (images, regions, dim) and questions TSVs (image, question, answer[, answer counts[, type[,\n"
+    "regions]]]; see the README). Q is a directory holding train.questions.tsv, valid.questions.tsv and\n"
+    "test.questions.tsv, or a path containing {split} (e.g. q/{split}.tsv). F may contain {split} too, for one\n"
+    "features file per split; without it every split indexes the same file.\n";
+
+void add_data_options(CommandLine& cl) {
+  cl.options().add_options()                                                                            //
+      ("task", po::value<std::string>()->default_value("vqa"), "vqa")                                   //
+      ("data", po::value<std::string>(), "a `lava data scenes` directory")                              //
+      ("features", po::value<std::string>(), "user data: region features .npy (may contain {split})")   //
+      ("questions", po::value<std::string>(), "user data: questions directory, or a path with {split}")  //
+      ("mnist", po::value<std::string>(), "scenes: Fashion-MNIST directory (default: the one in meta.tsv)");
+}
+
+VqaDataOptions data_options(const CommandLine& cl) {
+  cl.get_choice("task", {"vqa"});
+  VqaDataOptions d;
+  if (cl.has("data")) d.data_dir = cl.get_string("data");
+  if (cl.has("features")) d.features = cl.get_string("features");
+  if (cl.has("questions")) d.questions = cl.get_string("questions");
+  if (cl.has("mnist")) d.mnist_dir = cl.get_string("mnist");
+  if (d.data_dir.empty() == (d.features.empty() && d.questions.empty()))
+    cl.fail("give either --data DIR or --features FILE.npy --questions Q");
+  if (d.data_dir.empty() && (d.features.empty() || d.questions.empty()))
+    cl.fail("user data needs both --features and --questions");
+  return d;
+}
+
+std::string plot_dir(const CommandLine& cl) {
+  if (!cl.has("plot")) return "";
+  const std::string dir = cl.get_string("plot");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw input_error(dir, 0, "cannot create the plot directory: " + ec.message());
+  return dir;
+}
+
+}  // namespace
+
+int cmd_train_vqa(int argc, char** argv) {
+  CommandLine cl("train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
+                 std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
+                             "projection x_i; prior p(z=i) ∝ exp(wᵀ tanh(W1 x_i + W2 x̃)); answer distribution\n"
+                             "f(x, z=i) = softmax(MLP([x_i; x̃])); var-* variants add q(z | x, x̃, answer).\n"
+                             "Keeps the checkpoint with the best validation bound (log p for soft/none/marginal,\n"
+                             "the ELBO otherwise; the Jensen bound for hard-*).\n"
+                             "The default --init 0.3 (translation: 0.1) matters: the prior's additive scorer only lets\n"
+                             "the question change which region wins through tanh's curvature, and at 0.1 its inputs sit\n"
+                             "in tanh's linear range, so the prior stays uniform for epochs.\n") +
+                     kDataHelp + "Attention variants (--attn):\n" + attn_variant_help() +
+                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.");
+  add_data_options(cl);
+  cl.options().add_options()                                                                               //
+      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())               //
+      ("save", po::value<std::string>(), "write the best checkpoint here (safetensors)")                   //
+      ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
+      ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
+      ("epochs", po::value<std::string>()->default_value("10"), "passes over the training questions")      //
+      ("max-steps", po::value<std::string>()->default_value("0"), "stop after this many updates (0 = no limit)")  //
+      ("max-minutes", po::value<std::string>()->default_value("0"), "stop after this much training time (0 = none)")  //
+      ("batch-size", po::value<std::string>()->default_value("32"), "questions per batch")                //
+      ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch")  //
+      ("emb-size", po::value<std::string>()->default_value("64"), "question word embedding size")         //
+      ("hidden-size", po::value<std::string>()->default_value("128"), "question LSTM and region projection size")  //
+      ("attn-size", po::value<std::string>()->default_value("64"), "hidden size of the prior's and q's MLP scorers")  //
+      ("mlp-size", po::value<std::string>()->default_value("128"), "hidden size of the answer MLP")       //
+      ("answer-emb", po::value<std::string>()->default_value("64"), "q: answer embedding size")           //
+      ("lr", po::value<std::string>()->default_value("2e-3"), "Adam learning rate")                       //
+      ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls")       //
+      ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")      //
+      ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")  //
+      ("clip", po::value<std::string>()->default_value("5"), "gradient clipping: max global norm")       //
+      ("init", po::value<std::string>()->default_value("0.3"), "uniform init range [-a, a] (see above)")  //
+      ("dropout", po::value<std::string>()->default_value("0.1"), "dropout on the answer MLP's hidden layer")  //
+      ("samples", po::value<std::string>()->default_value("5"), "var-rws: samples from q")                //
+      ("temperature", po::value<std::string>()->default_value("1"), "var-gumbel: relaxation temperature");
+  if (!cl.parse(argc, argv)) return 0;
+  VqaTrainOptions o;
+  o.data = data_options(cl);
+  try {
+    o.model.attn = parse_attn_variant(cl.get_string("attn"));
+  } catch (const UsageError& e) {
+    cl.fail(e.what());
+  }
+  o.model.emb = int(cl.get_int("emb-size", 1, 65536));
+  o.model.hidden = int(cl.get_int("hidden-size", 1, 65536));
+  o.model.attn_size = int(cl.get_int("attn-size", 1, 65536));
+  o.model.mlp = int(cl.get_int("mlp-size", 1, 65536));
+  o.model.answer_emb = int(cl.get_int("answer-emb", 1, 65536));
+  o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
+  o.objective.samples = int(cl.get_int("samples", 1, 1000));
+  o.objective.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+  o.epochs = int(cl.get_int("epochs", 1, 100000));
+  o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
+  o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
+  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
+  o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
+  o.lr = cl.get_double("lr", 1e-12, 10);
+  o.lr_decay = cl.get_double("lr-decay", 1e-6, 1);
+  o.start_decay_at = int(cl.get_int("start-decay-at", 1, 100000));
+  o.patience = int(cl.get_int("patience", 0, 100000));
+  o.clip = cl.get_double("clip", 0, 1e9);
+  o.init = cl.get_double("init", 0, 10);
+  o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));
+  if (cl.has("save")) o.save = cl.get_string("save");
+  o.plot_dir = plot_dir(cl);
+  o.seed = cl.common().seed;
+  o.format = cl.common().format;
+
+  const VqaTrainSummary s = train_vqa(o);
+  const VqaEvalFigures& v = s.best_valid;
+  if (o.format == OutputFormat::json) {
+    JsonLine j;
+    j.add("event", "done").add("task", "vqa").add("attn", variant_info(o.model.attn).name).add("steps", s.steps);
+    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("seconds", s.seconds);
+    j.add("questions_per_s", s.questions_per_second).add("valid_nll", v.nll).add("valid_accuracy", v.accuracy);
+    j.add("valid_elbo", v.elbo).add("valid_kl_gap", v.kl_gap).add("nan", s.stopped_on_nan);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("trained %s: %lld steps in %.1f s (%.0f questions/s); best valid (epoch %d) nll %.4f, accuracy %.4f, "
+                "elbo %.4f\n",
+                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.questions_per_second, s.best_epoch,
+                v.nll, v.accuracy, v.elbo);
+  }
+  return s.stopped_on_nan ? 1 : 0;
+}
+
+int cmd_eval_vqa(int argc, char** argv) {
+  CommandLine cl("eval", "lava eval --task vqa --model MODEL (--data DIR | --features F --questions Q) [options]",
+                 std::string(
+                     "Evaluates a VQA model per question: nll of the exact marginal p(y|x) = sum_i p(z=i) f_i(y)\n"
+                     "under the prior (direct for soft/none), accuracy of its argmax, the VQA score\n"
+                     "min(#annotators who gave the answer / 3, 1) where answer counts are given, elbo,\n"
+                     "kl = KL(q||p), kl_gap = log p - ELBO, kl_posterior = KL(q || exact posterior) computed\n"
+                     "directly (it must equal kl_gap), identity_error (the largest per-question difference), the\n"
+                     "prior's entropy, and, over questions with one annotated region, the share whose prior /\n"
+                     "posterior / q argmax is that region (chance: 1 / regions). Variants without q report the ELBO\n"
+                     "at q = p. Answers unseen in training have no likelihood: they are counted in `unseen`, left\n"
+                     "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give accuracy per\n"
+                     "question type; the last row (no \"event\" key, as in translation) the totals.\n") +
+                     kDataHelp);
+  add_data_options(cl);
+  cl.options().add_options()                                                                 //
+      ("model", po::value<std::string>(), "checkpoint written by lava train --task vqa --save")  //
+      ("split", po::value<std::string>()->default_value("test"), "train|valid|test")           //
+      ("batch-size", po::value<std::string>()->default_value("256"), "questions per batch")    //
+      ("limit", po::value<std::string>()->default_value("0"), "only the first N questions (0 = all)")  //
+      ("plot", po::value<std::string>(), "write attention pictures (SVG) of the first questions into DIR")  //
+      ("plot-questions", po::value<std::string>()->default_value("6"), "how many questions to picture");
+  if (!cl.parse(argc, argv)) return 0;
+  const VqaDataOptions data = data_options(cl);
+  const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
+  const int batch_size = int(cl.get_int("batch-size", 1, 100000));
+  const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
+  const int plot_questions = int(cl.get_int("plot-questions", 0, 1000));
+  LoadedVqa m = load_vqa(cl.get_string("model"));
+  const VqaSplit split = load_vqa_split(data, split_name);
+  check_vqa_features(m.model->config(), split);
+  const VqaEncoded encoded = encode_vqa(split.questions, m.words, m.answers);
+  const VqaEvalFigures f = evaluate_vqa(*m.model, split, encoded, m.answers, batch_size, limit);
+  const std::string dir = plot_dir(cl);
+  const char* attn = variant_info(m.model->config().attn).name;
+  if (!dir.empty())
+    write_vqa_attention_plots(dir, *m.model, split, encoded, m.answers, plot_questions, cl.get_string("model"));
+
+  Table types;
+  types.add_column("event").add_column("attn").add_column("split").add_column("qtype").add_column("questions");
+  types.add_column("accuracy", ".4f");
+  for (const VqaEvalFigures::PerType& t : f.per_type)
+    types.add_row({"qtype", attn, split_name, t.qtype, t.questions, t.accuracy});
+  types.print(stdout, cl.common().format);
+  if (cl.common().format == OutputFormat::table) std::printf("\n");
+  Table t;
+  t.add_column("attn").add_column("split").add_column("questions").add_column("unseen");
+  t.add_column("nll", ".4f").add_column("accuracy", ".4f").add_column("vqa_score", ".4f").add_column("elbo", ".4f");
+  t.add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
+  t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("region_questions");
+  t.add_column("region_acc_prior", ".4f").add_column("region_acc_posterior", ".4f").add_column("region_acc_q", ".4f");
+  t.add_row({attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
+             f.kl_posterior, f.identity_error, f.entropy, f.region_questions, f.region_acc_prior,
+             f.region_acc_posterior, f.region_acc_q});
+  t.print(stdout, cl.common().format);
+  return 0;
+}
+
+}  // namespace lava

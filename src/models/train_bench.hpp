@@ -1,0 +1,33 @@
+#pragma once
+// `lava bench train`: the speed of one training step of the translation model on random tokens, in the shape of
+// the PyTorch peer (tools/bench-torch.py builds the same network): batch B of sentence pairs, every source of
+// src_len words, every target of tgt_len predicted tokens (tgt_len − 1 words and </s>), vocabulary V on both sides.
+// A step is forward, backward, clipping and Adam, exactly as lava train runs it; timings are the median over the
+// timed steps after the warm-up steps.
+#include <cstdint>
+#include <string>
+
+#include "attention/variant.hpp"
+
+namespace lava {
+
+struct TrainBenchOptions {
+  AttnVariant attn = AttnVariant::soft;
+  int emb = 256, hidden = 256, attn_size = 256, inf_hidden = 256, vocab = 10000;
+  int batch = 32, src_len = 20, tgt_len = 20;
+  int steps = 10, warmup = 2;
+  uint64_t seed = 1;
+};
+
+struct TrainBenchResult {
+  double step_seconds = 0;         // median over the timed steps
+  double tokens_per_s = 0;         // B · tgt_len / step_seconds
+  double gflop_per_step = 0;       // GEMM work of one step (2·M·N·K summed; nearly all of a step's arithmetic)
+  double gflops = 0;               // gflop_per_step / step_seconds
+  double peak_rss_mb = 0;          // the process's peak resident memory (getrusage), MiB
+  double objective_per_token = 0;  // of the last step, to show the step computed something finite
+};
+
+TrainBenchResult run_train_bench(const TrainBenchOptions& opt);
+
+}  // namespace lava

@@ -1,0 +1,405 @@
+// lava train --task nmt: stopping and resuming. A run stopped mid-epoch (by --max-steps, or by SIGTERM in a child
+// process) and resumed gives the uninterrupted run's bits; the options of the resumed run are checked; a damaged
+// state is one InputError; a NaN step leaves the last state alone; --plot writes the pictures.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "check_input_error.hpp"
+#include "cli_runner.hpp"
+#include "core/stop_signal.hpp"
+#include "data/synth_task.hpp"
+#include "models/nmt_trainer.hpp"
+#include "models/train_state.hpp"
+#include "nn/safetensors.hpp"
+#include "report/progress.hpp"
+#include "temp_dir.hpp"
+
+using namespace lava;
+
+namespace {
+
+// 32 training pairs: 4 batches of 8 per epoch.
+const std::string& corpus_dir() {
+  static const TempDir dir("resume_corpus");
+  static const bool built = [] {
+    SynthOptions o;
+    o.out_dir = dir.dir.string();
+    o.train = 32, o.valid = 6, o.test = 2, o.min_len = 3, o.max_len = 6, o.vocab = 20, o.quiet = true;
+    build_synth_task(o);
+    return true;
+  }();
+  (void)built;
+  static const std::string path = dir.dir.string();
+  return path;
+}
+
+NmtTrainOptions tiny_options(const std::string& save) {
+  NmtTrainOptions o;
+  o.corpus.dir = corpus_dir();
+  o.model.attn = AttnVariant::var_sample;  // sampling and dropout: both need the counter-based streams to line up
+  o.model.emb = 8, o.model.hidden = 12, o.model.attn_size = 6, o.model.inf_hidden = 6, o.model.dropout = 0.3f;
+  o.epochs = 3, o.batch_size = 8, o.lr = 0.02, o.seed = 7;
+  o.save = save;
+  o.format = OutputFormat::json;
+  return o;
+}
+
+// The same flags for build/lava.
+std::string tiny_flags() {
+  return "--data " + corpus_dir() +
+         " --attn var-sample --emb-size 8 --hidden-size 12 --attn-size 6 --inf-hidden 6 --dropout 0.3 --batch-size 8 "
+         "--lr 0.02 --seed 7 --format json -q";
+}
+
+// Runs f with stdout (the trainer's JSON lines) going to `path` and stderr to `path`.err, progress lines off.
+template <class F>
+void capture_stdout(const std::string& path, F&& f) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int saved_out = ::dup(1), saved_err = ::dup(2);
+  const int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = ::open((path + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE((saved_out >= 0 && saved_err >= 0 && out >= 0 && err >= 0));
+  ::dup2(out, 1), ::dup2(err, 2);
+  ::close(out), ::close(err);
+  Progress::set_quiet(true);
+  auto restore = [&] {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(saved_out, 1), ::dup2(saved_err, 2);
+    ::close(saved_out), ::close(saved_err);
+    Progress::set_quiet(false);
+  };
+  try {
+    f();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return out;
+}
+
+// Per-epoch JSON lines without the timing fields, which may differ.
+std::vector<std::string> epoch_lines(const std::string& text) {
+  static const std::regex timing("\"(seconds|tokens_per_s)\":[^,}]*,?");
+  std::vector<std::string> out;
+  for (const std::string& l : lines_of(text))
+    if (l.find("\"event\":\"epoch\"") != std::string::npos) out.push_back(std::regex_replace(l, timing, ""));
+  return out;
+}
+
+bool is_partial(const std::string& line) { return line.find("\"partial\":true") != std::string::npos; }
+
+// Two resume states hold the same bits: every tensor, and every metadata entry except the wall-clock time.
+void check_same_state(const std::string& a_path, const std::string& b_path) {
+  const SafetensorsFile a = load_safetensors(a_path), b = load_safetensors(b_path);
+  REQUIRE(a.tensors.size() == b.tensors.size());
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    CAPTURE(a.tensors[i].name);
+    CHECK(a.tensors[i].name == b.tensors[i].name);
+    REQUIRE(a.tensors[i].data.size() == b.tensors[i].data.size());
+    CHECK(std::memcmp(a.tensors[i].data.data(), b.tensors[i].data.data(), a.tensors[i].data.size() * 4) == 0);
+  }
+  auto am = a.metadata, bm = b.metadata;
+  am.erase("state.seconds"), bm.erase("state.seconds");
+  CHECK(am == bm);
+}
+
+}  // namespace
+
+TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the uninterrupted run's bits") {
+  TempDir tmp("resume");
+  const std::string full = tmp.file("full.st"), part = tmp.file("part.st");
+  // Uninterrupted: 10 steps = epochs 1 and 2 (4 batches each) and half of epoch 3.
+  NmtTrainOptions o = tiny_options(full);
+  o.max_steps = 10;
+  NmtTrainSummary s_full;
+  capture_stdout(tmp.file("full.out"), [&] { s_full = train_nmt(o); });
+  // Stopped after step 3 (inside epoch 1), resumed to step 6 (inside epoch 2), resumed to step 10.
+  std::vector<std::string> chained;
+  NmtTrainSummary s_part;
+  for (int64_t stop : {3, 6, 10}) {
+    NmtTrainOptions p = tiny_options(part);
+    p.max_steps = stop;
+    if (stop > 3) p.resume = resume_state_path(part);
+    capture_stdout(tmp.file("part.out"), [&] { s_part = train_nmt(p); });
+    for (const std::string& l : epoch_lines(slurp(tmp.file("part.out"))))
+      if (!is_partial(l) || stop == 10) chained.push_back(l);  // a stop's own partial line is not in the full run
+  }
+  CHECK(s_full.steps == 10);
+  CHECK(s_part.steps == 10);
+  CHECK(s_part.epochs == s_full.epochs);
+  CHECK(s_part.best_valid.elbo == s_full.best_valid.elbo);
+  const std::vector<std::string> full_lines = epoch_lines(slurp(tmp.file("full.out")));
+  CHECK(full_lines.size() == 3);
+  CHECK(chained == full_lines);
+  CHECK(slurp(full) == slurp(part));  // the best-model files, byte for byte
+  check_same_state(resume_state_path(full), resume_state_path(part));
+}
+
+TEST_CASE("resume: a stop's own validation that replaces the best model leaves a backup the resumed run puts back") {
+  // An uninterrupted run validates only at epoch ends. When the validation of a mid-epoch stop beats the best
+  // epoch, the stop's model becomes the best-model file and the state keeps the file's previous content; a resumed
+  // run writes it back. The best figure is set by hand here so that both cases happen for sure.
+  TempDir tmp("resume_best");
+  const std::string model = tmp.file("m.st"), state = resume_state_path(model);
+  auto set_best_elbo = [&](const std::string& value) {
+    SafetensorsFile f = load_safetensors(state);
+    f.metadata["best_valid.elbo"] = value;
+    save_safetensors(state, f.tensors, f.metadata);
+  };
+  NmtTrainOptions o = tiny_options(model);
+  o.max_steps = 4;  // epoch 1: its model is the best-model file
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  const std::string epoch1_model = slurp(model);
+  CHECK(load_safetensors(model).metadata.at("epoch") == "1");
+  CHECK(load_safetensors(state).metadata.at("best_model.present") == "0");
+
+  set_best_elbo("-1e9");  // any validation beats it: the stop after step 7 replaces the best model
+  o.resume = state, o.max_steps = 7;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  CHECK(slurp(model) != epoch1_model);
+  const SafetensorsFile with_backup = load_safetensors(state);
+  CHECK(with_backup.metadata.at("best_model.present") == "1");
+  CHECK(with_backup.metadata.at("best_model.extra.epoch") == "1");
+  CHECK(with_backup.metadata.at("best_valid.elbo") == "-1000000000");  // the stop changed no trajectory figure
+  CHECK(with_backup.metadata.at("state.step") == "7");
+
+  set_best_elbo("0");  // no validation beats it: the file must end as the backup wrote it back
+  o.max_steps = 0, o.epochs = 2;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  CHECK(slurp(model) == epoch1_model);
+  CHECK(load_safetensors(state).metadata.at("best_model.present") == "0");
+  CHECK(load_safetensors(state).metadata.at("state.epoch") == "3");
+}
+
+TEST_CASE("resume: options that shape training must match the saved run") {
+  TempDir tmp("resume_opts");
+  NmtTrainOptions o = tiny_options(tmp.file("m.st"));
+  o.max_steps = 2;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  auto refused = [&](NmtTrainOptions p, const std::string& option) {
+    p.resume = resume_state_path(o.save);
+    p.max_steps = 4;  // stopping criteria may change
+    try {
+      capture_stdout(tmp.file("out"), [&] { train_nmt(p); });
+      FAIL("resumed despite a different " << option);
+    } catch (const UsageError& e) {
+      const std::string msg = e.what();
+      INFO(msg);
+      CHECK(msg.find(option) != std::string::npos);
+      CHECK(msg.find(p.resume) != std::string::npos);
+      CHECK(msg.find('\n') == std::string::npos);
+    }
+  };
+  NmtTrainOptions p = o;
+  p.batch_size = 4;
+  refused(p, "--batch-size");
+  p = o, p.model.hidden = 16;
+  refused(p, "--hidden-size");
+  p = o, p.model.attn = AttnVariant::var_enum;
+  refused(p, "--attn");
+  p = o, p.seed = 8;
+  refused(p, "--seed");
+  p = o, p.corpus.max_len = 4;  // drops pairs
+  refused(p, "--max-len");
+
+  // The command line: one line, exit 2.
+  const CliResult r = run_lava("train " + tiny_flags() + " --hidden-size 16 --resume " + resume_state_path(o.save));
+  CHECK(r.code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("--hidden-size") != std::string::npos);
+}
+
+TEST_CASE("resume: a damaged resume state is one InputError naming the file") {
+  TempDir tmp("resume_bad");
+  NmtTrainOptions o = tiny_options(tmp.file("m.st"));
+  o.max_steps = 1;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  const std::string good = slurp(resume_state_path(o.save));
+  const std::string bad = tmp.file("bad.st.resume");
+  NmtTrainOptions p = tiny_options(tmp.file("bad.st"));
+  p.resume = bad;
+  for (size_t keep : {size_t(0), size_t(5), good.size() / 2, good.size() - 1}) {
+    write_text(bad, good.substr(0, keep));
+    CAPTURE(keep);
+    check_input_error([&] { train_nmt(p); }, bad);
+  }
+  // A model file is not a resume state.
+  check_input_error([&] { p.resume = o.save, train_nmt(p); }, o.save, "not a LAVA resume state");
+
+  write_text(bad, good.substr(0, good.size() / 2));
+  const CliResult r = run_lava("train " + tiny_flags() + " --resume " + bad);
+  CHECK(r.code == 1);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find(bad) != std::string::npos);
+}
+
+TEST_CASE("resume: a step with a non-finite loss writes no state") {
+  TempDir tmp("resume_nan");
+  NmtTrainOptions o = tiny_options(tmp.file("m.st"));
+  o.max_steps = 1;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  // Parameters of ±3e38: finite, so the state loads, but the first step's sums meet +inf and −inf.
+  const std::string state = resume_state_path(o.save);
+  SafetensorsFile f = load_safetensors(state);
+  for (NamedTensor& t : f.tensors)
+    if (t.name.rfind("param.", 0) == 0)
+      for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = i % 2 ? 3e38f : -3e38f;
+  save_safetensors(state, f.tensors, f.metadata);
+  const std::string before = slurp(state), model_before = slurp(o.save);
+  o.max_steps = 5;
+  o.resume = state;
+  NmtTrainSummary s;
+  capture_stdout(tmp.file("out"), [&] { s = train_nmt(o); });
+  CHECK(s.stopped_on_nan);
+  CHECK(s.steps == 1);
+  CHECK(slurp(tmp.file("out.err")).find("became nan at step 1") != std::string::npos);
+  CHECK(slurp(state) == before);
+  CHECK(slurp(o.save) == model_before);
+}
+
+TEST_CASE("resume: --plot writes learning curves and attention heatmaps with the words") {
+  TempDir tmp("resume_plot");
+  NmtTrainOptions o = tiny_options(tmp.file("m.st"));
+  o.plot_dir = tmp.file("plots/sub");  // created if missing
+  o.epochs = 2;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  const std::string valid_src = slurp(corpus_dir() + "/valid.de"), valid_tgt = slurp(corpus_dir() + "/valid.en");
+  const std::string first_src = valid_src.substr(0, valid_src.find(' '));
+  const std::string first_tgt = valid_tgt.substr(0, valid_tgt.find(' '));
+  for (const char* name : {"learning-curves.svg", "kl.svg"}) {
+    const std::string svg = slurp(o.plot_dir + "/" + name);
+    CAPTURE(name);
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(svg.find("valid") != std::string::npos);
+  }
+  for (int k = 1; k <= 4; ++k) {
+    for (const char* suffix : {"", "-q"}) {
+      const std::string svg = slurp(fmt::format("{}/attention-{}{}.svg", o.plot_dir, k, suffix));
+      CAPTURE(k);
+      CHECK(svg.find("<svg") != std::string::npos);
+      CHECK(svg.find("</svg>") != std::string::npos);
+      CHECK(svg.find("&lt;eos&gt;") != std::string::npos);
+      CHECK(svg.find("posterior") != std::string::npos);
+      if (k == 1) CHECK(svg.find(first_src) != std::string::npos);
+      if (k == 1) CHECK(svg.find(first_tgt) != std::string::npos);
+    }
+  }
+  CHECK(!std::filesystem::exists(o.plot_dir + "/attention-5.svg"));
+  // Without q there is no q picture.
+  o.model.attn = AttnVariant::soft, o.plot_dir = tmp.file("soft"), o.epochs = 1;
+  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
+  CHECK(std::filesystem::exists(o.plot_dir + "/attention-1.svg"));
+  CHECK(!std::filesystem::exists(o.plot_dir + "/attention-1-q.svg"));
+}
+
+TEST_CASE("resume: a second signal outside a save stops at once; during one it waits") {
+  struct sigaction before {};
+  ::sigaction(SIGTERM, nullptr, &before);
+  {
+    StopSignalGuard guard;
+    CHECK(stop_signal_received() == 0);
+    ::raise(SIGTERM);
+    CHECK(stop_signal_received() == SIGTERM);
+    SaveShield shield;
+    ::raise(SIGTERM);  // recorded, not fatal
+    CHECK(stop_signal_received() == SIGTERM);
+  }
+  struct sigaction after {};
+  ::sigaction(SIGTERM, nullptr, &after);
+  CHECK(reinterpret_cast<void*>(after.sa_handler) == reinterpret_cast<void*>(before.sa_handler));  // restored
+  CHECK(signal_name(SIGINT) == "SIGINT");
+
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    StopSignalGuard guard;
+    ::raise(SIGINT);
+    ::raise(SIGINT);  // no save in progress: the default action
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+}
+
+TEST_CASE("resume: SIGTERM stops `lava train` with exit 143 and a state that resumes exactly") {
+  TempDir tmp("resume_sig");
+  const std::string model = tmp.file("m.st"), state = resume_state_path(model);
+  const std::string out = tmp.file("stdout"), err = tmp.file("stderr");
+  // A run that would go on for a minute, writing its state after every step.
+  const std::string cmd = lava_bin() + " train " + tiny_flags() + " --epochs 100000 --max-minutes 1 --checkpoint-every 1" +
+                          " --save " + model + " >" + out + " 2>" + err + " </dev/null";
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Once the state exists the handlers are installed (they are before the first step).
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  bool exited = false;
+  while (!std::filesystem::exists(state) && Clock::now() < deadline && !exited) {
+    exited = ::waitpid(child, &status, WNOHANG) == child;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const bool started = std::filesystem::exists(state);
+  if (!exited) ::kill(child, started ? SIGTERM : SIGKILL);
+  while (!exited && Clock::now() < deadline + std::chrono::seconds(30)) {
+    exited = ::waitpid(child, &status, WNOHANG) == child;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!exited) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  const std::string err_text = slurp(err);
+  INFO(err_text);
+  REQUIRE(started);
+  REQUIRE(exited);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(lines_of(err_text).size() == 1);
+  CHECK(err_text.find("SIGTERM") != std::string::npos);
+  CHECK(err_text.find("--resume " + state) != std::string::npos);
+  std::smatch m;
+  REQUIRE(std::regex_search(err_text, m, std::regex("after step ([0-9]+)")));
+  const long steps = std::stol(m[1]);
+  CHECK(slurp(out).find("\"event\":\"stopped\"") != std::string::npos);
+
+  // Resume to three steps past the stop, and compare with a run that went there without stopping.
+  const std::string to = " --epochs 100000 --max-steps " + std::to_string(steps + 3);
+  const CliResult resumed = run_lava("train " + tiny_flags() + to + " --resume " + state);
+  CHECK(resumed.code == 0);
+  const std::string ref = tmp.file("ref.st");
+  const CliResult straight = run_lava("train " + tiny_flags() + to + " --save " + ref);
+  CHECK(straight.code == 0);
+  CHECK(slurp(model) == slurp(ref));
+  check_same_state(state, resume_state_path(ref));
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""The PyTorch peer of `lava bench train`: the same translation network and training step, timed the same way.
+
+Network (src/models/seq2seq.hpp): embeddings; a bidirectional LSTM encoder (hidden/2 per direction) giving memory
+x_1..x_S; an LSTM decoder whose input at step j is [emb(y_{j-1}); c_{j-1}] with c the soft context under the prior
+(input feeding); an MLP prior p(z_j = i) = softmax_i v . tanh(W_q h_j + W_k x_i); the output layer
+f(x, z = i) = softmax(W_gen tanh(W_h h_j + W_x x_i + b) + b_gen). Objectives per target token:
+  soft      log f(x, E_p z)                         (the context enters the tanh linearly, as in LAVA)
+  marginal  log sum_i p_i f_i                       (a (B, T, S, V) tensor: what the naive implementation costs)
+  var-enum  sum_i q_i log f_i - KL(q || p), q from BiLSTMs over the source and the whole target, bilinear scores
+A step is forward, backward, gradient clipping (norm 5) and Adam, on random tokens; the result is the median of the
+timed steps after the warm-up. Prints one JSON line with the keys `lava bench train --format json` uses.
+Optional tool: needs Debian's python3-torch; exits 0 with a message on stderr when torch is missing.
+"""
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError:
+    print("bench-torch.py: PyTorch is not installed (apt-get install python3-torch); skipping", file=sys.stderr)
+    sys.exit(0)
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        E, H, A, V, I = a.emb_size, a.hidden_size, a.attn_size, a.vocab, a.inf_hidden
+        self.attn = a.attn
+        self.src_emb, self.tgt_emb = nn.Embedding(V, E), nn.Embedding(V, E)
+        self.encoder = nn.LSTM(E, H // 2, batch_first=True, bidirectional=True)
+        self.decoder = nn.LSTMCell(E + H, H)
+        self.W_q, self.W_k, self.v = nn.Linear(H, A), nn.Linear(H, A, bias=False), nn.Linear(A, 1, bias=False)
+        self.W_h, self.W_x = nn.Linear(H, H), nn.Linear(H, H, bias=False)
+        self.gen = nn.Linear(H, V)
+        if self.attn == "var-enum":
+            self.inf_src = nn.LSTM(E, I // 2, batch_first=True, bidirectional=True)
+            self.inf_tgt = nn.LSTM(E, I // 2, batch_first=True, bidirectional=True)
+            self.inf_bilinear = nn.Linear(I, I, bias=False)
+        for p in self.parameters():
+            nn.init.uniform_(p, -0.1, 0.1)
+
+    def forward(self, src, tgt_in, tgt_out):
+        B, T = tgt_in.shape
+        X, _ = self.encoder(self.src_emb(src))                       # (B, S, H)
+        keys, U = self.W_k(X), self.W_x(X)                            # (B, S, A), (B, S, H)
+        h = X.new_zeros(B, X.shape[2])
+        cell, ctx = torch.zeros_like(h), torch.zeros_like(h)
+        emb = self.tgt_emb(tgt_in)
+        log_p, queries = [], []
+        for t in range(T):
+            h, cell = self.decoder(torch.cat([emb[:, t], ctx], 1), (h, cell))
+            lp = F.log_softmax(self.v(torch.tanh(self.W_q(h).unsqueeze(1) + keys)).squeeze(2), 1)  # (B, S)
+            ctx = torch.bmm(lp.exp().unsqueeze(1), X).squeeze(1)
+            log_p.append(lp)
+            queries.append(self.W_h(h))
+        log_p, Aq = torch.stack(log_p, 1), torch.stack(queries, 1)   # (B, T, S), (B, T, H)
+        if self.attn == "soft":
+            o = torch.tanh(Aq + torch.bmm(log_p.exp(), U))            # (B, T, H)
+            return F.log_softmax(self.gen(o), -1).gather(2, tgt_out.unsqueeze(2)).sum()
+        o = torch.tanh(Aq.unsqueeze(2) + U.unsqueeze(1))              # (B, T, S, H)
+        idx = tgt_out.unsqueeze(2).unsqueeze(3).expand(B, T, o.shape[2], 1)
+        log_f = F.log_softmax(self.gen(o), -1).gather(3, idx).squeeze(3)  # (B, T, S)
+        if self.attn == "marginal":
+            return torch.logsumexp(log_p + log_f, 2).sum()
+        hs, _ = self.inf_src(self.src_emb(src))                       # (B, S, I)
+        ht, _ = self.inf_tgt(self.tgt_emb(tgt_out))                   # (B, T, I)
+        log_q = F.log_softmax(torch.bmm(self.inf_bilinear(ht), hs.transpose(1, 2)), 2)  # (B, T, S)
+        q = log_q.exp()
+        return ((q * log_f).sum() - (q * (log_q - log_p)).sum())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--attn", default="soft", choices=["soft", "marginal", "var-enum"])
+    for name, default in [("emb-size", 256), ("hidden-size", 256), ("attn-size", 256), ("inf-hidden", 256),
+                          ("vocab", 10000), ("batch-size", 32), ("src-len", 20), ("tgt-len", 20), ("steps", 10),
+                          ("warmup", 2), ("threads", 1), ("seed", 1)]:
+        ap.add_argument("--" + name, type=int, default=default)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    model = Seq2Seq(a)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    src = torch.randint(4, a.vocab, (a.batch_size, a.src_len))
+    tgt = torch.randint(4, a.vocab, (a.batch_size, a.tgt_len + 1))
+    tgt_in, tgt_out = tgt[:, :-1], tgt[:, 1:]
+    seconds = []
+    for step in range(a.warmup + a.steps):
+        t0 = time.perf_counter()
+        objective = model(src, tgt_in, tgt_out)
+        loss = -objective / a.batch_size
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        if step >= a.warmup:
+            seconds.append(time.perf_counter() - t0)
+    step_s = statistics.median(seconds)
+    tokens = a.batch_size * a.tgt_len
+    print(json.dumps({"peer": "pytorch " + torch.__version__, "attn": a.attn, "threads": a.threads,
+                      "tokens_per_s": tokens / step_s, "step_ms": 1e3 * step_s,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+                      "objective_per_token": objective.item() / tokens}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `make bench`: LAVA against PyTorch on the same training step, measured in the same run.
+# For each variant and thread count, runs `lava bench train` and tools/bench-torch.py alternately (ROUNDS rounds,
+# the median of the per-round medians), and prints a markdown table: tokens/s, peak memory and their ratios, and
+# LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process. PyTorch is optional: without it the
+# PyTorch columns say n/a.
+#   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
+set -euo pipefail
+export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
+here=$(cd "$(dirname "$0")/.." && pwd)
+lava=$here/build/lava
+variants="soft marginal var-enum"
+threads="1 2"
+steps=8
+rounds=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --variants) variants=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --lava) lava=$2; shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "bench-train.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$lava" ] || { echo "bench-train.sh: $lava not found (run make first)" >&2; exit 1; }
+have_torch=0
+/usr/bin/python3 -c 'import torch' 2>/dev/null && have_torch=1
+[ $have_torch = 1 ] || echo "bench-train.sh: python3-torch is not installed; PyTorch columns will be n/a" >&2
+
+# The value of "key" in a one-line JSON object (numbers only).
+json_num() { grep -o "\"$1\": *[-0-9.eE+]*" | head -1 | sed 's/.*: *//'; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | LAVA GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for v in $variants; do
+  for t in $threads; do
+    lt=(); lg=(); lp=(); lm=(); pt=(); pm=()
+    for ((r = 0; r < rounds; r++)); do
+      out=$("$lava" bench train --attn "$v" --threads "$t" --steps "$steps" --format json -q | tail -1)
+      lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
+      lp+=("$(json_num peak_ratio <<<"$out")"); lm+=("$(json_num peak_rss_mb <<<"$out")")
+      if [ $have_torch = 1 ]; then
+        out=$(/usr/bin/python3 "$here/tools/bench-torch.py" --attn "$v" --threads "$t" --steps "$steps")
+        pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
+      fi
+    done
+    L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
+    P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
+    if [ $have_torch = 1 ]; then
+      T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
+    else
+      T=""; TM=""
+    fi
+    printf "| %s | %s | %.0f | %s | %s | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" "$(ratio "$L" "$T")" \
+      "$G" "$P" "$LM" "${TM:-n/a}" "$(ratio "$LM" "$TM")"
+  done
+done
