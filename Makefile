@@ -67,8 +67,9 @@ bench: deps
 	tools/bench-train.sh
 	$(BUILD)/lava bench gemm
 
-# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree.
-SAN_FLAGS := -std=c++20 -O0 -g -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -O0 and -g1 (line
+# tables only: enough for file:line in sanitizer reports) keep its compile time, and so CI, short.
+SAN_FLAGS := -std=c++20 -O0 -g1 -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
              -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 sanitize: deps
 	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
