@@ -5,6 +5,7 @@
 
 #include "core/check.hpp"
 #include "models/beam_search.hpp"
+#include "models/model_metadata.hpp"
 #include "tensor/parallel.hpp"
 
 namespace lava {
@@ -24,30 +25,15 @@ std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
 }
 
 Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
-  auto get = [&](const char* key) -> const std::string& {
-    auto it = meta.find(key);
-    if (it == meta.end()) throw input_error(file, 0, fmt::format("model metadata lacks \"{}\"", key));
-    return it->second;
-  };
-  auto get_int = [&](const char* key) {
-    try {
-      return std::stoi(get(key));
-    } catch (const std::logic_error&) {
-      throw input_error(file, 0, fmt::format("model metadata \"{}\" is not a number", key));
-    }
-  };
-  if (get("task") != "nmt") throw input_error(file, 0, "not a translation model (task " + get("task") + ")");
+  const ModelMetadata m(meta, file);
+  m.expect_task("nmt", "translation");
   Seq2SeqConfig c;
-  try {
-    c.attn = parse_attn_variant(get("attn"));
-  } catch (const UsageError&) {
-    throw input_error(file, 0, "unknown attention variant " + get("attn"));
-  }
-  c.score = get("score");
-  c.src_vocab = get_int("src_vocab"), c.tgt_vocab = get_int("tgt_vocab"), c.emb = get_int("emb");
-  c.hidden = get_int("hidden"), c.layers = get_int("layers"), c.attn_size = get_int("attn_size");
-  c.inf_hidden = get_int("inf_hidden");
-  c.dropout = std::stof(get("dropout"));
+  c.attn = m.get_attn();
+  c.score = m.get_choice("score", {"mlp", "general", "dot"});
+  c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1), c.emb = m.get_int("emb", 1);
+  c.hidden = m.get_int("hidden", 2), c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
+  c.inf_hidden = m.get_int("inf_hidden", 2);
+  c.dropout = m.get_float("dropout");
   return c;
 }
 

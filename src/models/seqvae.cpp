@@ -5,6 +5,7 @@
 
 #include "attention/objective.hpp"
 #include "core/check.hpp"
+#include "models/model_metadata.hpp"
 #include "prob/gaussian.hpp"
 
 namespace lava {
@@ -27,45 +28,19 @@ std::map<std::string, std::string> SeqVaeConfig::to_metadata() const {
 }
 
 SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
-  auto get = [&](const char* key) -> const std::string& {
-    auto it = meta.find(key);
-    if (it == meta.end()) throw input_error(file, 0, fmt::format("model metadata lacks \"{}\"", key));
-    return it->second;
-  };
-  auto get_int = [&](const char* key, int lo) {
-    int v = 0;
-    try {
-      size_t used = 0;
-      v = std::stoi(get(key), &used);
-      if (used != get(key).size()) throw std::invalid_argument(key);
-    } catch (const std::logic_error&) {
-      throw input_error(file, 0, fmt::format("model metadata \"{}\" is not a number", key));
-    }
-    if (v < lo) throw input_error(file, 0, fmt::format("model metadata \"{}\" is {}, below {}", key, v, lo));
-    return v;
-  };
-  auto get_word = [&](const char* key, std::initializer_list<const char*> allowed) {
-    const std::string& v = get(key);
-    for (const char* a : allowed)
-      if (v == a) return v;
-    throw input_error(file, 0, fmt::format("model metadata \"{}\" has the unknown value \"{}\"", key, v));
-  };
-  if (get("task") != "seqvae") throw input_error(file, 0, "not a sequence VAE model (task " + get("task") + ")");
+  const ModelMetadata m(meta, file);
+  m.expect_task("seqvae", "sequence VAE");
   SeqVaeConfig c;
-  c.encoder = get_word("encoder", {"lstm", "transformer"});
-  c.dec_attn = get_word("dec_attn", {"soft", "none"});
-  c.score = get_word("score", {"additive", "multiplicative"});
-  c.vocab = get_int("vocab", 4);
-  c.emb = get_int("emb", 1), c.hidden = get_int("hidden", 2), c.latent = get_int("latent", 1);
-  c.layers = get_int("layers", 1), c.attn_size = get_int("attn_size", 1);
-  c.heads = get_int("heads", 1), c.tf_layers = get_int("tf_layers", 1), c.ff = get_int("ff", 0);
+  c.encoder = m.get_choice("encoder", {"lstm", "transformer"});
+  c.dec_attn = m.get_choice("dec_attn", {"soft", "none"});
+  c.score = m.get_choice("score", {"additive", "multiplicative"});
+  c.vocab = m.get_int("vocab", 4);
+  c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 2), c.latent = m.get_int("latent", 1);
+  c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
+  c.heads = m.get_int("heads", 1), c.tf_layers = m.get_int("tf_layers", 1), c.ff = m.get_int("ff", 0);
   if (c.hidden % 2 || (c.encoder == "transformer" && c.hidden % c.heads))
     throw input_error(file, 0, fmt::format("model metadata: hidden size {} does not fit the encoder", c.hidden));
-  try {
-    c.dropout = std::stof(get("dropout"));
-  } catch (const std::logic_error&) {
-    throw input_error(file, 0, "model metadata \"dropout\" is not a number");
-  }
+  c.dropout = m.get_float("dropout");
   return c;
 }
 

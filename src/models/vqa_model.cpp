@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "models/model_metadata.hpp"
 
 namespace lava {
 
@@ -22,40 +23,15 @@ std::map<std::string, std::string> VqaConfig::to_metadata() const {
 }
 
 VqaConfig VqaConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
-  auto get = [&](const char* key) -> const std::string& {
-    auto it = meta.find(key);
-    if (it == meta.end()) throw input_error(file, 0, fmt::format("model metadata lacks \"{}\"", key));
-    return it->second;
-  };
-  auto get_int = [&](const char* key, int lo) {
-    int v = 0;
-    try {
-      size_t used = 0;
-      v = std::stoi(get(key), &used);
-      if (used != get(key).size()) throw std::invalid_argument(key);
-    } catch (const std::logic_error&) {
-      throw input_error(file, 0, fmt::format("model metadata \"{}\" is not a number", key));
-    }
-    if (v < lo || v > (1 << 26))
-      throw input_error(file, 0, fmt::format("model metadata \"{}\" = {} is out of range", key, v));
-    return v;
-  };
-  if (get("task") != "vqa") throw input_error(file, 0, "not a VQA model (task " + get("task") + ")");
+  const ModelMetadata m(meta, file);
+  m.expect_task("vqa", "VQA");
   VqaConfig c;
-  try {
-    c.attn = parse_attn_variant(get("attn"));
-  } catch (const UsageError&) {
-    throw input_error(file, 0, "unknown attention variant " + get("attn"));
-  }
-  c.words = get_int("words", 1), c.answers = get_int("answers", 1);
-  c.regions = get_int("regions", 1), c.feature_dim = get_int("feature_dim", 1);
-  c.emb = get_int("emb", 1), c.hidden = get_int("hidden", 1), c.attn_size = get_int("attn_size", 1);
-  c.mlp = get_int("mlp", 1), c.answer_emb = get_int("answer_emb", 1);
-  try {
-    c.dropout = std::stof(get("dropout"));
-  } catch (const std::logic_error&) {
-    throw input_error(file, 0, "model metadata \"dropout\" is not a number");
-  }
+  c.attn = m.get_attn();
+  c.words = m.get_int("words", 1), c.answers = m.get_int("answers", 1);
+  c.regions = m.get_int("regions", 1), c.feature_dim = m.get_int("feature_dim", 1);
+  c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 1), c.attn_size = m.get_int("attn_size", 1);
+  c.mlp = m.get_int("mlp", 1), c.answer_emb = m.get_int("answer_emb", 1);
+  c.dropout = m.get_float("dropout");
   return c;
 }
 

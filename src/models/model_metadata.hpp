@@ -1,0 +1,30 @@
+#pragma once
+// Reading a model's architecture back from its checkpoint metadata (string → string, nn/checkpoint.hpp). Every
+// model file (translation, VQA, sequence VAE) stores its configuration there; each problem is one InputError naming
+// the file, so a foreign or hand-edited file never reaches a constructor with a negative size.
+#include <initializer_list>
+#include <map>
+#include <string>
+
+#include "attention/variant.hpp"
+
+namespace lava {
+
+class ModelMetadata {
+ public:
+  ModelMetadata(const std::map<std::string, std::string>& meta, std::string file) : meta_(meta), file_(std::move(file)) {}
+
+  const std::string& get(const char* key) const;                  // absent: "model metadata lacks "key""
+  int get_int(const char* key, int lo, int hi = 1 << 26) const;   // a whole number in [lo, hi]
+  float get_float(const char* key) const;
+  const std::string& get_choice(const char* key, std::initializer_list<const char*> allowed) const;
+  AttnVariant get_attn() const;                                   // the "attn" entry
+  // "task" must be `task`, else "not a <what> model (task X)".
+  void expect_task(const char* task, const char* what) const;
+
+ private:
+  const std::map<std::string, std::string>& meta_;
+  std::string file_;
+};
+
+}  // namespace lava
