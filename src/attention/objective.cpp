@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention/attention_weights.hpp"
+#include "attention/continuous.hpp"
+
 namespace lava {
 
 namespace {
@@ -60,11 +63,39 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
   Var<float> value = per_token;  // its value without surrogates (for reporting)
   Var<float> kl;
 
+  if (variant_info(v).uses_q && !variant_info(v).sampled && opt.step < opt.warm_start) {
+    // Warm start of a categorical q: the generative model trains on the exact marginal log Σ_i p_i f_i, and q on
+    // the ELBO with p and f held fixed, Σ_i q_i (c_i − log q_i) with c = log p + log f constant, whose gradient
+    // in q is that of −KL(q ‖ p(z | x, y)). So q learns the posterior of a model whose alignments the marginal
+    // shapes, before the ELBO takes over. (The ELBO's θ-gradient equals the marginal's when q is that posterior.)
+    Var<float> log_f = head.log_f_all(c, y);
+    Var<float> joint = add(d.log_prior, log_f);
+    Var<float> held = constant(tape, sdist, joint.val());
+    kl = kl_categorical(d.log_q, d.log_prior);
+    per_token = add(logsumexp(joint, -1), sum(mul(exp(d.log_q), sub(held, d.log_q)), -1));
+    value = sub(sum(mul(exp(d.log_q), log_f), -1), kl);
+    out.objective = sum_all(mul(per_token, mask));
+    out.value_sum = masked_sum(value, token_mask);
+    out.kl_sum = masked_sum(kl, token_mask);
+    return out;
+  }
   switch (v) {
     case AttnVariant::none:
     case AttnVariant::soft:
       per_token = value = head.log_f_weighted(c, exp(d.log_prior), y);
       break;
+    case AttnVariant::structured:
+    case AttnVariant::sigmoid:
+      per_token = value = head.log_f_weighted(c, attention_weights(v, d), y);
+      break;
+    case AttnVariant::var_dirichlet:
+    case AttnVariant::gauss_ctx:
+    case AttnVariant::bam_weibull:
+    case AttnVariant::bam_lognormal: {
+      const ContinuousTerms t = continuous_objective(c, v, head, d, y, opt);
+      per_token = t.per_token, value = t.value, kl = t.kl;
+      break;
+    }
     case AttnVariant::marginal:
       per_token = value = logsumexp(add(d.log_prior, head.log_f_all(c, y)), -1);
       break;
@@ -150,14 +181,35 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
     }
   }
   out.objective = sum_all(mul(per_token, mask));
+  if (v == AttnVariant::structured && opt.crf_l2 > 0) {
+    // L2 on the pairwise scores, crf_l2 · ‖b‖² per sentence (the trainer divides the objective by the batch rows).
+    const float rows = float(sdist[0]);
+    out.objective = sub(out.objective, affine(sum_all(square(d.extra.crf_pairwise)), opt.crf_l2 * rows, 0.f));
+  }
   out.value_sum = masked_sum(value, token_mask);
   if (kl.tape) out.kl_sum = masked_sum(kl, token_mask);
   return out;
 }
 
+AttentionEvalSums attention_eval_batch(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
+                                       const int32_t* y, const float* token_mask, int kmax) {
+  const Shape sdist = d.log_prior.shape();
+  const int64_t S = sdist[-1], N = sdist.numel() / S;
+  const AttnVariantInfo& info = variant_info(v);
+  if (info.sampled) return continuous_eval(c, v, head, d, y, token_mask);
+  if (info.latent) {
+    Var<float> log_f = head.log_f_all(c, y);
+    return attention_eval(v, d.log_prior.val(), d.has_q() ? d.log_q.val() : nullptr, log_f.val(), nullptr,
+                          token_mask, N, S, kmax);
+  }
+  Var<float> direct = head.log_f_weighted(c, attention_weights(v, d), y);
+  return attention_eval(v, d.log_prior.val(), nullptr, nullptr, direct.val(), token_mask, N, S, kmax);
+}
+
 void AttentionEvalSums::add(const AttentionEvalSums& o) {
   tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
-  entropy += o.entropy;
+  entropy += o.entropy, mean_attn_log_lik += o.mean_attn_log_lik;
+  sampled = sampled || o.sampled;
   max_identity_error = std::max(max_identity_error, o.max_identity_error);
 }
 

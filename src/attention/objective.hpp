@@ -8,6 +8,7 @@
 
 #include "attention/output_head.hpp"
 #include "attention/variant.hpp"
+#include "attention/variant_params.hpp"
 
 namespace lava {
 
@@ -16,12 +17,20 @@ constexpr float kMaskedLogit = -1e9f;
 struct AttentionDists {
   Var<float> log_prior;  // (B, T, S)
   Var<float> log_q;      // (B, T, S); tape == nullptr when the variant has no inference network
+  Var<float> scores;     // (B, T, S) the prior's scores before the softmax, padding at kMaskedLogit
+  Var<float> q_scores;   // (B, T, S) q's scores before the softmax (var-dirichlet), padding at kMaskedLogit
+  VariantVars extra;     // the variant's own parameters (attention/variant_params.hpp)
   bool has_q() const { return log_q.tape != nullptr; }
 };
 
 struct ObjectiveOptions {
-  int samples = 5;           // var-rws
-  float temperature = 1.0f;  // var-gumbel
+  int samples = 5;            // var-rws
+  float temperature = 1.0f;   // var-gumbel
+  int64_t step = 0;           // the update being computed (the trainer sets it): the schedules below read it
+  int64_t warm_start = 0;     // var-*: updates before the inference network takes over (variant.hpp)
+  float att_kl = -1.0f;       // gauss-ctx, bam-*: weight of the KL term in training (< 0: the variant's default)
+  int64_t kl_anneal = 0;      // gauss-ctx, bam-*: midpoint of the tanh KL-weight ramp (0: no ramp)
+  float crf_l2 = 0.005f;      // structured: L2 penalty on the CRF's pairwise scores
 };
 
 struct ObjectiveTerms {
@@ -43,6 +52,9 @@ struct AttentionEvalSums {
   double kl_posterior = 0;  // KL(q ‖ p(z | x, y)) computed directly from the exact posterior
   double entropy = 0;       // H(p), the prior's entropy
   double max_identity_error = 0;  // max over tokens of |(log p − ELBO) − KL(q ‖ posterior)|
+  bool sampled = false;           // log_lik is an importance-weighted estimate; no exact posterior (kl_posterior)
+  double mean_attn_log_lik = 0;   // sampled variants: log f(x, Σ_i w_i e_i) at attention_weights() (the
+                                  // deterministic predictor that decoding and accuracy use)
   void add(const AttentionEvalSums& o);
 };
 
@@ -50,6 +62,12 @@ struct AttentionEvalSums {
 // prior and q values; `kmax` > 0 renormalises the prior over its top-K positions first (K-max test-time attention).
 AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const float* log_q, const float* log_f,
                                  const float* soft_log_lik, const float* token_mask, int64_t N, int64_t S, int kmax);
+
+// The evaluation sums of one batch from the model's distributions and head (no gradient; run under NoGrad):
+// enumerated for the latent variants, the direct log f at attention_weights() for the deterministic ones, and the
+// importance-weighted estimate of attention/continuous.hpp for the sampled ones. y: (B, T); token_mask: (B, T).
+AttentionEvalSums attention_eval_batch(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
+                                       const int32_t* y, const float* token_mask, int kmax);
 
 // Draw one index per row from a categorical given by log-probabilities (B·T rows of S): inverse CDF on
 // rng.uniform(row · stride + offset).

@@ -17,9 +17,13 @@ Var<float> OutputHead::log_f_all(Ctx& c, const int32_t* y) const {
   return linear_log_softmax_pick(o, W_gen, b_gen, labels.data());  // (B, T, S)
 }
 
+Var<float> OutputHead::log_f_context(Ctx& c, Var<float> context, const int32_t* y) const {
+  Var<float> o = c.drop(activate(add(query, context), relu));  // (B, T, Hd)
+  return linear_log_softmax_pick(o, W_gen, b_gen, y);         // (B, T)
+}
+
 Var<float> OutputHead::log_f_weighted(Ctx& c, Var<float> w, const int32_t* y) const {
-  Var<float> o = c.drop(activate(add(query, matmul(w, memory)), relu));  // (B, T, Hd)
-  return linear_log_softmax_pick(o, W_gen, b_gen, y);                   // (B, T)
+  return log_f_context(c, matmul(w, memory), y);
 }
 
 Var<float> OutputHead::log_probs_weighted(Ctx& c, Var<float> w) const {

@@ -23,6 +23,8 @@ struct OutputHead {
   Var<float> log_f_all(Ctx& c, const int32_t* y) const;
   // log f(x, Σ_s w[b,t,s] e_s)_{y[b,t]}: (B, T), for weights w (B, T, S).
   Var<float> log_f_weighted(Ctx& c, Var<float> w, const int32_t* y) const;
+  // log f at a given context in the head's memory space, act(A_q + context)_{y}: context (B, T, Hd) -> (B, T).
+  Var<float> log_f_context(Ctx& c, Var<float> context, const int32_t* y) const;
   // The full output distribution log f(x, Σ_s w e_s) over the vocabulary: (B, T, V) (decoding, small batches).
   Var<float> log_probs_weighted(Ctx& c, Var<float> w) const;
 };

@@ -18,6 +18,18 @@ constexpr AttnVariantInfo kVariants[] = {
     {AttnVariant::var_gumbel, "var-gumbel", "relaxed z = softmax((log q + g)/tau), reparameterised, analytic KL", true,
      true},
     {AttnVariant::var_rws, "var-rws", "K samples from q, self-normalised importance weights (wake-sleep)", true, true},
+    {AttnVariant::var_dirichlet, "var-dirichlet",
+     "relaxed z ~ Dir(alpha_q), reparameterised (implicit gamma gradients); ELBO with KL(Dir||Dir)", true, false, true},
+    {AttnVariant::gauss_ctx, "gauss-ctx", "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)",
+     false, false, true},
+    {AttnVariant::bam_weibull, "bam-weibull", "weights S ~ Weibull(k, p/G(1+1/k)), attention S/sum S; KL to a Gamma prior",
+     false, false, true},
+    {AttnVariant::bam_lognormal, "bam-lognormal", "log S ~ N(log p - s^2/2, s^2), attention S/sum S; KL to a log-normal",
+     false, false, true},
+    {AttnVariant::structured, "structured", "binary linear-chain CRF over positions; context from its marginals", false,
+     false},
+    {AttnVariant::sigmoid, "sigmoid", "independent gates: context sum_i sigmoid(s_i) x_i (structured's baseline)", false,
+     false},
 };
 }  // namespace
 
@@ -25,6 +37,17 @@ const AttnVariantInfo& variant_info(AttnVariant v) {
   for (const AttnVariantInfo& info : kVariants)
     if (info.variant == v) return info;
   throw std::logic_error("unknown attention variant");
+}
+
+const char* likelihood_kind(AttnVariant v) {
+  const AttnVariantInfo& info = variant_info(v);
+  return info.latent ? "exact" : info.sampled ? "sampled" : "direct";
+}
+
+double valid_criterion(AttnVariant v, double nll, double elbo) {
+  const bool trains_likelihood = v == AttnVariant::none || v == AttnVariant::soft || v == AttnVariant::marginal ||
+                                 v == AttnVariant::structured || v == AttnVariant::sigmoid;
+  return trains_likelihood ? -nll : elbo;
 }
 
 AttnVariant parse_attn_variant(std::string_view name) {
@@ -44,7 +67,7 @@ std::string attn_variant_list() {
 
 std::string attn_variant_help() {
   std::string s;
-  for (const AttnVariantInfo& info : kVariants) s += fmt::format("  {:<12} {}\n", info.name, info.summary);
+  for (const AttnVariantInfo& info : kVariants) s += fmt::format("  {:<14} {}\n", info.name, info.summary);
   return s;
 }
 

@@ -52,7 +52,11 @@ int cmd_eval(int argc, char** argv) {
                  "kl_gap = log p - ELBO, kl_posterior = KL(q || exact posterior) computed directly (it must equal\n"
                  "kl_gap), identity_error (the largest per-token difference), and the prior's entropy.\n"
                  "Variants without q report the ELBO at q = p (the Jensen bound). --kmax K renormalises the prior\n"
-                 "over its K largest positions first.\n"
+                 "over its K largest positions first. likelihood says how nll is obtained: exact (enumerated), direct\n"
+                 "(a deterministic attention) or sampled: var-dirichlet, gauss-ctx and bam-* report the importance-\n"
+                 "weighted estimate log 1/K sum_k f(x,z_k) p(z_k)/q(z_k) with K = --eval-samples draws from q (a\n"
+                 "stochastic lower bound), kl_gap = that - ELBO, kl_posterior/identity_error null (no exact\n"
+                 "posterior), and nll_mean_attn, the nll at the mean attention that decoding and accuracy use.\n"
                  "--bleu also decodes the split by beam search (the exact marginal word distribution, as `lava\n"
                  "translate`, with the same --kmax) and reports corpus BLEU (multi-bleu.perl) against the split's\n"
                  "target side, BPE \"@@ \" markers joined on both sides; --length-buckets 10,20,30 adds BLEU by source\n"
@@ -72,7 +76,9 @@ int cmd_eval(int argc, char** argv) {
       ("limit", po::value<std::string>()->default_value("0"), "only the first N sentences (0 = all)")  //
       ("bleu", po::bool_switch(), "also decode the split and report corpus BLEU")            //
       ("gold-align", po::value<std::string>(), "Pharaoh gold alignments of the split: adds AER of prior/posterior/q")  //
-      ("length-buckets", po::value<std::string>(), "with --bleu: BLEU by source length, upper bounds e.g. 10,20,30");
+      ("length-buckets", po::value<std::string>(), "with --bleu: BLEU by source length, upper bounds e.g. 10,20,30")  //
+      ("eval-samples", po::value<std::string>(),
+       "var-dirichlet, gauss-ctx, bam-*: samples per token of the importance-weighted likelihood (default: the model's)");
   add_decode_options(cl);
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"nmt"});  // other tasks were handed over above
@@ -82,6 +88,7 @@ int cmd_eval(int argc, char** argv) {
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
   if (limit > 0 && cl.has("gold-align")) cl.fail("--gold-align scores every line of the split: drop --limit");
   LoadedNmt m = load_nmt(cl.get_string("model"));
+  if (cl.has("eval-samples")) m.model->set_eval_samples(int(cl.get_int("eval-samples", 1, 100000)));
   CorpusOptions co;
   co.dir = cl.get_string("data");
   co.src_lang = cl.get_string("src");
@@ -145,8 +152,16 @@ int cmd_eval(int argc, char** argv) {
   t.add_column("attn").add_column("split").add_column("tokens").add_column("nll", ".4f").add_column("ppl", ".3f");
   t.add_column("elbo", ".4f").add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
   t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("accuracy", ".4f").add_column("kmax");
-  std::vector<Cell> row = {variant_info(m.model->config().attn).name, split_name, f.tokens, f.nll, f.ppl, f.elbo, f.kl,
-                           f.kl_gap, f.kl_posterior, f.identity_error, f.entropy, f.accuracy, double(kmax)};
+  t.add_column("likelihood");
+  const AttnVariant attn = m.model->config().attn;
+  std::vector<Cell> row = {variant_info(attn).name, split_name, f.tokens, f.nll, f.ppl, f.elbo, f.kl,
+                           f.kl_gap, f.kl_posterior, f.identity_error, f.entropy, f.accuracy, double(kmax),
+                           likelihood_kind(attn)};
+  if (variant_info(attn).sampled) {
+    t.add_column("nll_mean_attn", ".4f").add_column("eval_samples");
+    row.emplace_back(f.nll_mean_attn);
+    row.emplace_back(double(m.model->config().variant.eval_samples));
+  }
   if (bleu) {
     t.add_column("bleu", ".2f").add_column("beam");
     row.push_back(score.bleu);

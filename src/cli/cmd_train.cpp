@@ -7,6 +7,7 @@
 #include "cli/cmd_seqvae.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
+#include "cli/variant_options.hpp"
 #include "core/stop_signal.hpp"
 #include "models/nmt_trainer.hpp"
 #include "models/train_state.hpp"
@@ -20,7 +21,8 @@ int cmd_train(int argc, char** argv) {
   if (task == "seqvae") return cmd_train_seqvae(argc, argv);
   CommandLine cl("train", "lava train --task nmt --data DIR --attn VARIANT [--save MODEL] [options]",
                  "Trains an attention model. --task nmt reads DIR/{train,valid,test}.{SRC,TGT} (one sentence per line,\n"
-                 "tokens separated by spaces) and keeps the checkpoint with the best validation bound.\n"
+                 "tokens separated by spaces) and keeps the checkpoint with the best validation bound (log p for\n"
+                 "none/soft/marginal/structured/sigmoid, the ELBO otherwise; the Jensen bound for hard-*).\n"
                  "Attention variants (--attn):\n" +
                      attn_variant_help() +
                      "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n"
@@ -44,6 +46,8 @@ int cmd_train(int argc, char** argv) {
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())     //
       ("score", po::value<std::string>()->default_value("mlp"), "prior scorer: mlp|general|dot")  //
+      ("encoder", po::value<std::string>()->default_value("bilstm"),
+       "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //
       ("save", po::value<std::string>(), "write the best checkpoint here (safetensors), the resume state to MODEL.resume")  //
       ("resume", po::value<std::string>(), "continue the run saved in this resume state (--save defaults to it minus .resume)")  //
       ("checkpoint-every", po::value<std::string>()->default_value("0"),
@@ -65,11 +69,10 @@ int cmd_train(int argc, char** argv) {
       ("clip", po::value<std::string>()->default_value("5"), "gradient clipping: max global norm")  //
       ("init", po::value<std::string>()->default_value("0.1"), "uniform init range [-a, a]")     //
       ("dropout", po::value<std::string>()->default_value("0.3"), "dropout probability")          //
-      ("samples", po::value<std::string>()->default_value("5"), "var-rws: samples from q")         //
-      ("temperature", po::value<std::string>()->default_value("1"), "var-gumbel: relaxation temperature")  //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
+  add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"nmt"});  // other tasks were handed over above; anything else is a usage error
   NmtTrainOptions o;
@@ -85,6 +88,7 @@ int cmd_train(int argc, char** argv) {
     cl.fail(e.what());
   }
   o.model.score = cl.get_choice("score", {"mlp", "general", "dot"});
+  o.model.encoder = cl.get_choice("encoder", {"bilstm", "embedding"});
   o.model.emb = int(cl.get_int("emb-size", 1, 65536));
   o.model.hidden = int(cl.get_int("hidden-size", 2, 65536));
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
@@ -93,8 +97,7 @@ int cmd_train(int argc, char** argv) {
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
   o.model.layers = int(cl.get_int("layers", 1, 16));
   o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
-  o.objective.samples = int(cl.get_int("samples", 1, 1000));
-  o.objective.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+  read_variant_options(cl, o.model.variant, o.objective);
   o.epochs = int(cl.get_int("epochs", 1, 100000));
   o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
   o.max_minutes = cl.get_double("max-minutes", 0, 1e7);

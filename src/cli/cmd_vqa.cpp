@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/command_line.hpp"
+#include "cli/variant_options.hpp"
 #include "models/vqa_model_file.hpp"
 #include "models/vqa_plots.hpp"
 #include "models/vqa_trainer.hpp"
@@ -90,9 +91,8 @@ int cmd_train_vqa(int argc, char** argv) {
       ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")  //
       ("clip", po::value<std::string>()->default_value("5"), "gradient clipping: max global norm")       //
       ("init", po::value<std::string>()->default_value("0.3"), "uniform init range [-a, a] (see above)")  //
-      ("dropout", po::value<std::string>()->default_value("0.1"), "dropout on the answer MLP's hidden layer")  //
-      ("samples", po::value<std::string>()->default_value("5"), "var-rws: samples from q")                //
-      ("temperature", po::value<std::string>()->default_value("1"), "var-gumbel: relaxation temperature");
+      ("dropout", po::value<std::string>()->default_value("0.1"), "dropout on the answer MLP's hidden layer");
+  add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
   VqaTrainOptions o;
   o.data = data_options(cl);
@@ -107,8 +107,7 @@ int cmd_train_vqa(int argc, char** argv) {
   o.model.mlp = int(cl.get_int("mlp-size", 1, 65536));
   o.model.answer_emb = int(cl.get_int("answer-emb", 1, 65536));
   o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
-  o.objective.samples = int(cl.get_int("samples", 1, 1000));
-  o.objective.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+  read_variant_options(cl, o.model.variant, o.objective);
   o.epochs = int(cl.get_int("epochs", 1, 100000));
   o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
   o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
@@ -156,7 +155,10 @@ int cmd_eval_vqa(int argc, char** argv) {
                      "posterior / q argmax is that region (chance: 1 / regions). Variants without q report the ELBO\n"
                      "at q = p. Answers unseen in training have no likelihood: they are counted in `unseen`, left\n"
                      "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give accuracy per\n"
-                     "question type; the last row (no \"event\" key, as in translation) the totals.\n") +
+                     "question type; the last row (no \"event\" key, as in translation) the totals.\n"
+                     "likelihood: exact | direct | sampled; the sampled variants (var-dirichlet, gauss-ctx, bam-*)\n"
+                     "report an importance-weighted estimate with --eval-samples draws from q, null kl_posterior,\n"
+                     "and nll_mean_attn (at the mean attention, which accuracy uses).\n") +
                      kDataHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                 //
@@ -165,7 +167,9 @@ int cmd_eval_vqa(int argc, char** argv) {
       ("batch-size", po::value<std::string>()->default_value("256"), "questions per batch")    //
       ("limit", po::value<std::string>()->default_value("0"), "only the first N questions (0 = all)")  //
       ("plot", po::value<std::string>(), "write attention pictures (SVG) of the first questions into DIR")  //
-      ("plot-questions", po::value<std::string>()->default_value("6"), "how many questions to picture");
+      ("plot-questions", po::value<std::string>()->default_value("6"), "how many questions to picture")  //
+      ("eval-samples", po::value<std::string>(),
+       "var-dirichlet, gauss-ctx, bam-*: samples per question of the importance-weighted likelihood");
   if (!cl.parse(argc, argv)) return 0;
   const VqaDataOptions data = data_options(cl);
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
@@ -173,6 +177,7 @@ int cmd_eval_vqa(int argc, char** argv) {
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
   const int plot_questions = int(cl.get_int("plot-questions", 0, 1000));
   LoadedVqa m = load_vqa(cl.get_string("model"));
+  if (cl.has("eval-samples")) m.model->set_eval_samples(int(cl.get_int("eval-samples", 1, 100000)));
   const VqaSplit split = load_vqa_split(data, split_name);
   check_vqa_features(m.model->config(), split);
   const VqaEncoded encoded = encode_vqa(split.questions, m.words, m.answers);
@@ -195,9 +200,16 @@ int cmd_eval_vqa(int argc, char** argv) {
   t.add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
   t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("region_questions");
   t.add_column("region_acc_prior", ".4f").add_column("region_acc_posterior", ".4f").add_column("region_acc_q", ".4f");
-  t.add_row({attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
-             f.kl_posterior, f.identity_error, f.entropy, f.region_questions, f.region_acc_prior,
-             f.region_acc_posterior, f.region_acc_q});
+  t.add_column("likelihood");
+  std::vector<Cell> row{attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
+                        f.kl_posterior, f.identity_error, f.entropy, f.region_questions, f.region_acc_prior,
+                        f.region_acc_posterior, f.region_acc_q, likelihood_kind(m.model->config().attn)};
+  if (variant_info(m.model->config().attn).sampled) {
+    t.add_column("nll_mean_attn", ".4f").add_column("eval_samples");
+    row.emplace_back(f.nll_mean_attn);
+    row.emplace_back(double(m.model->config().variant.eval_samples));
+  }
+  t.add_row(row);
   t.print(stdout, cl.common().format);
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/check.hpp"
 
 namespace lava {
@@ -48,6 +50,29 @@ AttnVariant ModelMetadata::get_attn() const {
   } catch (const UsageError&) {
     throw input_error(file_, 0, "unknown attention variant " + get("attn"));
   }
+}
+
+VariantConfig ModelMetadata::get_variant_config(AttnVariant v) const {
+  VariantConfig c;
+  std::map<std::string, std::string> keys;
+  c.to_metadata(v, keys);  // the keys this variant writes
+  auto positive = [&](const char* key) {
+    const float x = get_float(key);
+    if (!(x > 0) || !std::isfinite(x))
+      throw input_error(file_, 0, fmt::format("model metadata \"{}\" = {} must be positive", key, x));
+    return x;
+  };
+  if (keys.count("alpha_transform")) c.alpha_transform = get_choice("alpha_transform", {"exp", "softplus"});
+  if (keys.count("gauss_prior")) c.gauss_prior = get_choice("gauss_prior", {"mean", "zero"});
+  if (keys.count("bam_prior")) c.bam_prior = get_choice("bam_prior", {"contextual", "fixed"});
+  if (keys.count("k_weibull")) c.k_weibull = positive("k_weibull");
+  if (keys.count("alpha_gamma")) c.alpha_gamma = positive("alpha_gamma");
+  if (keys.count("beta_gamma")) c.beta_gamma = positive("beta_gamma");
+  if (keys.count("sigma_q")) c.sigma_q = positive("sigma_q");
+  if (keys.count("sigma_p")) c.sigma_p = positive("sigma_p");
+  if (keys.count("crf_lambda")) c.crf_lambda = positive("crf_lambda");
+  if (keys.count("eval_samples")) c.eval_samples = get_int("eval_samples", 1, 100000);
+  return c;
 }
 
 void ModelMetadata::expect_task(const char* task, const char* what) const {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attention/variant.hpp"
+#include "attention/variant_params.hpp"
 
 namespace lava {
 
@@ -19,6 +20,9 @@ class ModelMetadata {
   float get_float(const char* key) const;
   const std::string& get_choice(const char* key, std::initializer_list<const char*> allowed) const;
   AttnVariant get_attn() const;                                   // the "attn" entry
+  // The hyperparameters variant v wrote (VariantConfig::to_metadata); defaults for the rest. Positive where they
+  // must be.
+  VariantConfig get_variant_config(AttnVariant v) const;
   // "task" must be `task`, else "not a <what> model (task X)".
   void expect_task(const char* task, const char* what) const;
 

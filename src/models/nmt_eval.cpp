@@ -16,6 +16,10 @@ NmtEvalFigures nmt_figures(const AttentionEvalSums& s) {
   f.kl_posterior = s.kl_posterior / n;
   f.identity_error = s.max_identity_error;
   f.entropy = s.entropy / n;
+  if (s.sampled) {
+    f.kl_posterior = f.identity_error = NAN;
+    f.nll_mean_attn = -s.mean_attn_log_lik / n;
+  }
   return f;
 }
 
@@ -25,9 +29,11 @@ NmtEvalFigures evaluate_nmt(Seq2Seq& model, const ParallelSplit& split, int batc
   AttentionEvalSums sums;
   double correct = 0;
   ParamStore<float>& ps = model.ps;
+  uint64_t batch_no = 0;
   for (const std::vector<int>& idx : eval_batches(split.pairs, batch_size)) {
     tape.reset();
-    Ctx c{tape, ps, false, CounterRng(seed, stream_id("eval")), 0.f};
+    // Each batch its own stream (the sampled variants draw their importance samples from it).
+    Ctx c{tape, ps, false, CounterRng(seed, stream_id("eval")).child(batch_no++), 0.f};
     const Batch batch = make_batch(split.pairs, idx);
     sums.add(model.evaluate(c, batch, kmax));
     if (with_accuracy) correct += double(model.count_correct(c, batch, kmax));

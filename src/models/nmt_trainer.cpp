@@ -72,6 +72,10 @@ class NmtRun {
     return seconds_before_ +
            std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
   }
+  // v beats best on the variant's validation criterion (valid_criterion: log p or the ELBO it trains).
+  bool better(const NmtEvalFigures& v, const NmtEvalFigures& best) const {
+    return valid_criterion(cfg_.attn, v.nll, v.elbo) > valid_criterion(cfg_.attn, best.nll, best.elbo);
+  }
   bool bound_reached() const {
     return (opt_.max_steps > 0 && st_.step >= opt_.max_steps) ||
            (opt_.max_minutes > 0 && elapsed() >= 60 * opt_.max_minutes);
@@ -127,7 +131,9 @@ bool NmtRun::train_step(const std::vector<int>& pairs) {
   tape_.reset();
   // Every random draw of step t comes from this stream: the resume state needs no generator state.
   Ctx c{tape_, model_.ps, true, CounterRng(opt_.seed, stream_id("train")).child(uint64_t(st_.step)), cfg_.dropout};
-  ObjectiveTerms terms = model_.objective(c, batch, opt_.objective);
+  ObjectiveOptions objective = opt_.objective;
+  objective.step = st_.step;
+  ObjectiveTerms terms = model_.objective(c, batch, objective);
   Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per sentence
   float norm = 0;
   if (std::isfinite(loss.item())) {
@@ -185,7 +191,7 @@ void NmtRun::write_plots(const std::vector<EpochRecord>& history, const std::str
 void NmtRun::end_epoch(size_t batches) {
   LAVA_CHECK(st_.batch == int64_t(batches), "end_epoch after {} of {} batches", st_.batch, batches);
   const NmtEvalFigures v = evaluate_nmt(model_, corpus_.valid, 32, 0, opt_.seed);
-  const bool best = v.elbo > st_.best_valid.elbo;
+  const bool best = better(v, st_.best_valid);
   if (best) {
     st_.best_valid = v;
     st_.stale_epochs = 0;
@@ -215,13 +221,13 @@ void NmtRun::end_epoch(size_t batches) {
 void NmtRun::stop_mid_epoch(size_t batches) {
   write_state();
   const NmtEvalFigures v = evaluate_nmt(model_, corpus_.valid, 32, 0, opt_.seed);
-  const bool best = v.elbo > st_.best_valid.elbo;
+  const bool best = better(v, st_.best_valid);
   const EpochRecord r = record(v, double(st_.epoch - 1) + double(st_.batch) / double(batches));
   print_epoch(opt_, r, st_.epoch, elapsed(), v, best, true);
   summary_.epochs = st_.epoch;
   if (best) summary_.best_valid = v, partial_best_ = true;
   if (best && !opt_.save.empty()) {
-    if (std::isfinite(st_.best_valid.elbo) && !state_path_.empty()) {
+    if (std::isfinite(valid_criterion(cfg_.attn, st_.best_valid.nll, st_.best_valid.elbo)) && !state_path_.empty()) {
       try {
         LoadedNmt old = load_nmt(opt_.save);
         BestModelBackup backup;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "models/beam_search.hpp"
 #include "models/model_metadata.hpp"
@@ -11,7 +12,7 @@
 namespace lava {
 
 std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
-  return {{"task", "nmt"},
+  std::map<std::string, std::string> meta{{"task", "nmt"},
           {"attn", variant_info(attn).name},
           {"score", score},
           {"src_vocab", std::to_string(src_vocab)},
@@ -22,6 +23,9 @@ std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
           {"attn_size", std::to_string(attn_size)},
           {"inf_hidden", std::to_string(inf_hidden)},
           {"dropout", fmt::format("{}", dropout)}};
+  if (encoder != "bilstm") meta["encoder"] = encoder;  // files from before the option stay as they were
+  variant.to_metadata(attn, meta);
+  return meta;
 }
 
 Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
@@ -30,10 +34,12 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   Seq2SeqConfig c;
   c.attn = m.get_attn();
   c.score = m.get_choice("score", {"mlp", "general", "dot"});
+  if (meta.count("encoder")) c.encoder = m.get_choice("encoder", {"bilstm", "embedding"});
   c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1), c.emb = m.get_int("emb", 1);
   c.hidden = m.get_int("hidden", 2), c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
   c.inf_hidden = m.get_int("inf_hidden", 2);
   c.dropout = m.get_float("dropout");
+  c.variant = m.get_variant_config(c.attn);
   return c;
 }
 
@@ -42,7 +48,10 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
   const int E = cfg.emb, H = cfg.hidden, Hd = cfg.hidden;
   src_emb_ = ps.add("src_emb", Shape{cfg.src_vocab, E});
   tgt_emb_ = ps.add("tgt_emb", Shape{cfg.tgt_vocab, E});
-  encoder_ = BiLstm(ps, "encoder", E, H, cfg.layers);
+  if (cfg.encoder == "embedding")
+    embed_memory_ = Linear(ps, "encoder/embedding", E, H, true);
+  else
+    encoder_ = BiLstm(ps, "encoder", E, H, cfg.layers);
   for (int l = 0; l < cfg.layers; ++l) {
     const std::string n = "decoder/l" + std::to_string(l);
     DecoderLayer d{};
@@ -71,9 +80,10 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
     inf_tgt_ = BiLstm(ps, "inference/tgt", E, cfg.inf_hidden, 1);
     inf_bilinear_ = ps.add("inference/W", Shape{cfg.inf_hidden, cfg.inf_hidden});
   }
+  variant_params_ = VariantParams(ps, cfg.attn, cfg.variant, Hd);
 }
 
-Var<float> Seq2Seq::inference_log_q(Ctx& c, const Batch& batch) const {
+Var<float> Seq2Seq::inference_scores(Ctx& c, const Batch& batch) const {
   const int B = batch.B, S = batch.S, T = batch.T;
   Var<float> src = c.drop(embedding(c.p(src_emb_), batch.src.data(), Shape{B, S}));
   Var<float> tgt = c.drop(embedding(c.p(tgt_emb_), batch.tgt_out.data(), Shape{B, T}));
@@ -83,14 +93,15 @@ Var<float> Seq2Seq::inference_log_q(Ctx& c, const Batch& batch) const {
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t)
       for (int s = 0; s < S; ++s) mask[(size_t(b) * T + t) * S + s] = batch.src_mask[size_t(b) * S + s];
-  return log_softmax(masked_fill(scores, mask.data(), Shape{B, T, S}, kMaskedLogit), -1);
+  return masked_fill(scores, mask.data(), Shape{B, T, S}, kMaskedLogit);
 }
 
 EncodedSource Seq2Seq::encode_memory(Ctx& c, const Batch& batch) const {
   EncodedSource enc;
   enc.B = batch.B, enc.S = batch.S;
   Var<float> src = c.drop(embedding(c.p(src_emb_), batch.src.data(), Shape{batch.B, batch.S}));
-  enc.memory = encoder_(c, src, batch.src_len);  // (B, S, H)
+  // (B, S, H)
+  enc.memory = cfg_.encoder == "embedding" ? tanh(embed_memory_(c, src)) : encoder_(c, src, batch.src_len);
   enc.mask = batch.src_mask;
   enc.lengths = batch.src_len;
   return enc;
@@ -160,7 +171,7 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
         const int len = enc.lengths[size_t(n / K)];
         lp[size_t(n) * S + s] = s < len ? -std::log(float(len)) : kMaskedLogit;
       }
-    out.log_prior = c.tape.input(Shape{N, S}, lp.data());
+    out.log_prior = out.scores = c.tape.input(Shape{N, S}, lp.data());
   } else {
     Var<float> scores;
     if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
@@ -170,7 +181,8 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
       Var<float> q = cfg_.score == "general" ? matmul(out.top, c.p(score_q_)) : out.top;
       scores = reshape(matmul(reshape(q, Shape{B, K, H}), enc.memory, false, true), Shape{N, S});
     }
-    out.log_prior = log_softmax(masked_fill(scores, mask, Shape{N, S}, kMaskedLogit), -1);
+    out.scores = masked_fill(scores, mask, Shape{N, S}, kMaskedLogit);
+    out.log_prior = log_softmax(out.scores, -1);
   }
   // Input feeding: the soft context under the prior, for every variant.
   out.state.context = reshape(matmul(reshape(exp(out.log_prior), Shape{B, K, S}), enc.memory), Shape{N, H});
@@ -189,15 +201,21 @@ Seq2Seq::Forward Seq2Seq::forward(Ctx& c, const Batch& batch) const {
   Var<float> in_proj = add(matmul(tgt_in, c.p(decoder_[0].W_in)), c.p(decoder_[0].b));  // (B, T, 4Hd)
   enc.keys = scorer_keys(c, enc.memory);
   DecoderState state = initial_state(c, B);
-  std::vector<Var<float>> states, priors;
+  std::vector<Var<float>> states, priors, scores;
   for (int t = 0; t < T; ++t) {
     DecoderStep step = step_from_input(c, enc, 1, state, reshape(slice(in_proj, 1, t, 1), Shape{B, 4 * Hd}));
     state = step.state;
     states.push_back(reshape(step.top, Shape{B, 1, Hd}));
     priors.push_back(reshape(step.log_prior, Shape{B, 1, S}));
+    scores.push_back(reshape(step.scores, Shape{B, 1, S}));
   }
   f.dists.log_prior = concat(priors.data(), T, 1);  // (B, T, S)
-  if (variant_info(cfg_.attn).uses_q) f.dists.log_q = inference_log_q(c, batch);
+  f.dists.scores = concat(scores.data(), T, 1);     // (B, T, S)
+  if (variant_info(cfg_.attn).uses_q) {
+    f.dists.q_scores = inference_scores(c, batch);
+    f.dists.log_q = log_softmax(f.dists.q_scores, -1);
+  }
+  f.dists.extra = variant_params_.vars(c);
   Var<float> Hdec = concat(states.data(), T, 1);  // (B, T, Hd)
   f.head.query = out_h_(c, Hdec);
   f.head.memory = out_x_(c, enc.memory);
@@ -217,13 +235,7 @@ ObjectiveTerms Seq2Seq::objective(Ctx& c, const Batch& batch, const ObjectiveOpt
 AttentionEvalSums Seq2Seq::evaluate(Ctx& c, const Batch& batch, int kmax) const {
   NoGrad<float> no_grad(c.tape);
   Forward f = forward(c, batch);
-  const int64_t N = int64_t(batch.B) * batch.T, S = batch.S;
-  const bool latent = variant_info(cfg_.attn).latent;
-  Var<float> log_f = latent ? f.head.log_f_all(c, batch.tgt_out.data()) : Var<float>{};
-  Var<float> soft = latent ? Var<float>{} : f.head.log_f_weighted(c, exp(f.dists.log_prior), batch.tgt_out.data());
-  return attention_eval(cfg_.attn, f.dists.log_prior.val(), f.dists.has_q() ? f.dists.log_q.val() : nullptr,
-                        latent ? log_f.val() : nullptr, latent ? nullptr : soft.val(), f.token_mask.data(), N, S,
-                        kmax);
+  return attention_eval_batch(c, cfg_.attn, f.head, f.dists, batch.tgt_out.data(), f.token_mask.data(), kmax);
 }
 
 AttentionMaps Seq2Seq::attention_maps(Ctx& c, const Batch& batch) const {
@@ -232,8 +244,8 @@ AttentionMaps Seq2Seq::attention_maps(Ctx& c, const Batch& batch) const {
   AttentionMaps m;
   m.B = batch.B, m.T = batch.T, m.S = batch.S;
   const int64_t n = int64_t(m.B) * m.T * m.S;
-  m.prior.assign(f.dists.log_prior.val(), f.dists.log_prior.val() + n);
-  for (float& v : m.prior) v = std::exp(v);
+  Var<float> w = attention_weights(cfg_.attn, f.dists);  // the prior itself for the categorical variants
+  m.prior.assign(w.val(), w.val() + n);
   if (f.dists.has_q()) {
     m.q.assign(f.dists.log_q.val(), f.dists.log_q.val() + n);
     for (float& v : m.q) v = std::exp(v);
@@ -249,8 +261,19 @@ void Seq2Seq::next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const
                                   const uint8_t* live, float* out) const {
   LAVA_CHECK(!c.tape.grad_enabled(), "next_word_log_probs is for decoding: run it under NoGrad");
   // A = h_j W + b, the query's part of the output layer: (N, Hd); U = x_i W_x: (B, S, Hd); the prior (N, S).
-  word_log_probs(c, out_h_(c, step.top).val(), enc.out_memory.val(), step.log_prior.val(), enc.B * K, K, enc.S, kmax,
-                 live, out);
+  AttentionDists d;
+  d.log_prior = step.log_prior, d.scores = step.scores;
+  const auto [log_w, normalised] = test_log_weights(c, d);
+  word_log_probs(c, out_h_(c, step.top).val(), enc.out_memory.val(), log_w.val(), enc.B * K, K, enc.S, kmax,
+                 normalised, live, out);
+}
+
+std::pair<Var<float>, bool> Seq2Seq::test_log_weights(Ctx& c, AttentionDists d) const {
+  const AttnVariant v = cfg_.attn;
+  if (v != AttnVariant::structured && v != AttnVariant::sigmoid && v != AttnVariant::var_dirichlet)
+    return {d.log_prior, true};
+  d.extra = variant_params_.vars(c);
+  return {log(attention_weights(v, d)), v == AttnVariant::var_dirichlet};
 }
 
 int64_t Seq2Seq::count_correct(Ctx& c, const Batch& batch, int kmax) const {
@@ -261,7 +284,8 @@ int64_t Seq2Seq::count_correct(Ctx& c, const Batch& batch, int kmax) const {
   std::vector<uint8_t> live(static_cast<size_t>(N));
   for (int64_t n = 0; n < N; ++n) live[size_t(n)] = f.token_mask[size_t(n)] > 0.f;
   float* out = c.tape.scratch<float>(N * V);  // (N, V)
-  word_log_probs(c, f.head.query.val(), f.head.memory.val(), f.dists.log_prior.val(), int(N), batch.T, batch.S, kmax,
+  const auto [log_w, normalised] = test_log_weights(c, f.dists);
+  word_log_probs(c, f.head.query.val(), f.head.memory.val(), log_w.val(), int(N), batch.T, batch.S, kmax, normalised,
                  live.data(), out);
   int64_t correct = 0;
   for (int64_t n = 0; n < N; ++n) {
@@ -273,10 +297,10 @@ int64_t Seq2Seq::count_correct(Ctx& c, const Batch& batch, int kmax) const {
 }
 
 void Seq2Seq::word_log_probs(Ctx& c, const float* A, const float* U, const float* lp, int N, int K, int S, int kmax,
-                             const uint8_t* live, float* out) const {
+                             bool normalise, const uint8_t* live, float* out) const {
   const int Hd = cfg_.hidden, V = cfg_.tgt_vocab;
   const bool latent = variant_info(cfg_.attn).latent;
-  if (cfg_.attn == AttnVariant::none) kmax = 0;  // a uniform average has no top K
+  if (cfg_.attn == AttnVariant::none || !normalise) kmax = 0;  // a uniform average or unnormalised gates: no top K
 
   // The prior of each live hypothesis, in double over its real positions (padding has probability exactly 0),
   // restricted to the top kmax with K-max, and renormalised as attention_eval does: terms (position, log weight).
@@ -298,7 +322,8 @@ void Seq2Seq::word_log_probs(Ctx& c, const float* A, const float* U, const float
     double m = -INFINITY, z = 0;
     for (auto [neg, s] : order) m = std::max(m, double(p[s]));
     for (auto [neg, s] : order) z += std::exp(double(p[s]) - m);
-    for (auto [neg, s] : order) terms.push_back({s, float(double(p[s]) - m - std::log(z))});
+    const double log_norm = normalise ? m + std::log(z) : 0.0;
+    for (auto [neg, s] : order) terms.push_back({s, float(double(p[s]) - log_norm)});
     hyps.push_back(n);
     term_begin.push_back(int64_t(terms.size()));
   }

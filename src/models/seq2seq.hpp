@@ -1,6 +1,7 @@
 #pragma once
 // The translation model of the paper (paper-notes §1.1, as the authors coded it), for every attention variant:
-//   encoder   bidirectional LSTM over source embeddings -> memory x_1..x_S (B, S, H)
+//   encoder   bidirectional LSTM over source embeddings -> memory x_1..x_S (B, S, H) (or, as a diagnostic,
+//             x_i = tanh(W e(x_i) + b): Seq2SeqConfig::encoder)
 //   decoder   LSTM; input at step j = [emb(y_{j−1}); c_{j−1}] where c_{j−1} = Σ_i p(z_{j−1} = i) x_i is the soft
 //             context under the prior (input feeding), initial state zeros
 //   prior     p(z_j = i | x, y_<j) = softmax_i score(h_j, x_i), score = MLP (Bahdanau) | general | dot
@@ -27,9 +28,14 @@ namespace lava {
 struct Seq2SeqConfig {
   AttnVariant attn = AttnVariant::soft;
   std::string score = "mlp";  // mlp | general | dot
+  // bilstm: the paper's bidirectional LSTM; embedding: x_i = tanh(W e(x_i) + b), a memory that holds each word and
+  // nothing of its neighbours, so that f(x, z = i) depends on word i alone and an alignment is identifiable (a
+  // diagnostic for alignment studies: with a contextual memory, a shifted alignment can explain y equally well).
+  std::string encoder = "bilstm";
   int src_vocab = 0, tgt_vocab = 0;
   int emb = 128, hidden = 256, layers = 1, attn_size = 128, inf_hidden = 128;
   float dropout = 0.3f;
+  VariantConfig variant;  // the wider family's hyperparameters (attention/variant_params.hpp)
 
   std::map<std::string, std::string> to_metadata() const;
   static Seq2SeqConfig from_metadata(const std::map<std::string, std::string>& meta, const std::string& file);
@@ -60,6 +66,7 @@ struct DecoderState {
 struct DecoderStep {
   DecoderState state;    // after step j
   Var<float> log_prior;  // (N, S): log p(z_j = i | x, y_<j), padded positions at kMaskedLogit
+  Var<float> scores;     // (N, S): the prior's scores before the softmax, padded positions at kMaskedLogit
   Var<float> top;        // (N, Hd): h_j of the top decoder layer, the query
 };
 
@@ -69,6 +76,9 @@ class Seq2Seq {
 
   ParamStore<float> ps;
   const Seq2SeqConfig& config() const { return cfg_; }
+  // The K of the sampled variants' importance-weighted likelihood (VariantConfig::eval_samples), e.g. from
+  // `lava eval --eval-samples`.
+  void set_eval_samples(int k) { cfg_.variant.eval_samples = k, variant_params_.set_eval_samples(k); }
 
   // Σ over the batch's target tokens of the variant's training objective (maximise), on c.tape.
   ObjectiveTerms objective(Ctx& c, const Batch& batch, const ObjectiveOptions& opt) const;
@@ -110,15 +120,20 @@ class Seq2Seq {
                               Var<float> in0) const;
   // next_word_log_probs for N rows of which row n reads source sentence n / K: A (N, Hd) the query's part of the
   // output layer, U (B, S, Hd) the memory's part, lp (N, S) the log prior, out (N, V).
+  // lp holds log weights; normalise: renormalise them over the real (and top-kmax) positions first.
   void word_log_probs(Ctx& c, const float* A, const float* U, const float* lp, int N, int K, int S, int kmax,
-                      const uint8_t* live, float* out) const;
-  Var<float> inference_log_q(Ctx& c, const Batch& batch) const;
+                      bool normalise, const uint8_t* live, float* out) const;
+  Var<float> inference_scores(Ctx& c, const Batch& batch) const;  // q's scores before the softmax, (B, T, S)
+  // The log weights the word distribution reads (attention_weights(): the prior for most variants) for the prior
+  // and scores of d, and whether they are a normalised distribution (false for structured and sigmoid).
+  std::pair<Var<float>, bool> test_log_weights(Ctx& c, AttentionDists d) const;
   EncodedSource encode_memory(Ctx& c, const Batch& batch) const;  // X, mask, lengths (no keys, no U)
   Var<float> scorer_keys(Ctx& c, Var<float> memory) const;        // mlp: X W_k; empty otherwise
 
   Seq2SeqConfig cfg_;
   int src_emb_, tgt_emb_;
   BiLstm encoder_;
+  Linear embed_memory_;  // encoder = embedding
   struct DecoderLayer {
     int W_in, W_feed, W_hh, b;  // W_feed only for layer 0 (the input-fed context)
   };
@@ -127,6 +142,7 @@ class Seq2Seq {
   Linear out_h_, out_x_, gen_;
   BiLstm inf_src_, inf_tgt_;
   int inf_bilinear_ = -1;
+  VariantParams variant_params_;
 };
 
 }  // namespace lava

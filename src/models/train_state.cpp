@@ -132,16 +132,21 @@ RunIdentity nmt_run_identity(const NmtTrainOptions& opt, const ParallelCorpus& c
   }
   h = hash_pairs(hash_pairs(h, corpus.train.pairs), corpus.valid.pairs);
   const Seq2SeqConfig& m = opt.model;
-  return {{"--attn", variant_info(m.attn).name},
+  RunIdentity id{{"--attn", variant_info(m.attn).name},
           {"--score", m.score},
           {"--emb-size", exact(m.emb)},
           {"--hidden-size", exact(m.hidden)},
+          {"--encoder", m.encoder},
           {"--attn-size", exact(m.attn_size)},
           {"--inf-hidden", exact(m.inf_hidden)},
           {"--layers", exact(m.layers)},
           {"--dropout", exact(m.dropout)},
           {"--samples", exact(opt.objective.samples)},
           {"--temperature", exact(opt.objective.temperature)},
+          {"--warm-start", exact(opt.objective.warm_start)},
+          {"--att-kl", exact(opt.objective.att_kl)},
+          {"--att-kl-anneal", exact(opt.objective.kl_anneal)},
+          {"--crf-l2", exact(opt.objective.crf_l2)},
           {"--batch-size", exact(opt.batch_size)},
           {"--lr", exact(opt.lr)},
           {"--lr-decay", exact(opt.lr_decay)},
@@ -157,6 +162,10 @@ RunIdentity nmt_run_identity(const NmtTrainOptions& opt, const ParallelCorpus& c
           {"data", fmt::format("{} train and {} valid pairs, vocabularies {} and {}, hash {:016x}",
                                corpus.train.pairs.size(), corpus.valid.pairs.size(), corpus.src_vocab.size(),
                                corpus.tgt_vocab.size(), h)}};
+  std::map<std::string, std::string> variant;  // the wider family's hyperparameters, when the variant has any
+  m.variant.to_metadata(m.attn, variant);
+  for (const auto& [key, value] : variant) id.push_back({key, value});
+  return id;
 }
 
 void save_train_state(const std::string& path, const NmtTrainState& state, const RunIdentity& run,

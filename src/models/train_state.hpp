@@ -56,7 +56,7 @@ struct NmtTrainState {
   double seconds = 0;                           // training time so far, over all sessions
   NmtEvalFigures best_valid = [] {
     NmtEvalFigures f;
-    f.elbo = -INFINITY;  // before the first validation every figure beats it
+    f.elbo = -INFINITY, f.nll = INFINITY;  // before the first validation every figure beats it
     return f;
   }();
   std::vector<EpochRecord> history;            // finished epochs

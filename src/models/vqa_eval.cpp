@@ -58,6 +58,10 @@ VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q) {
     f.entropy = a.entropy / a.tokens;
   }
   f.identity_error = a.max_identity_error;
+  if (a.sampled) {  // an importance-weighted estimate: no exact posterior behind kl_posterior
+    f.kl_posterior = f.identity_error = NAN;
+    if (a.tokens > 0) f.nll_mean_attn = -a.mean_attn_log_lik / a.tokens;
+  }
   f.region_questions = s.region_questions;
   if (s.region_questions > 0) {
     f.region_acc_prior = s.region_prior / s.region_questions;
@@ -83,8 +87,11 @@ void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const 
       log_f_y[size_t(b) * size_t(R) + size_t(i)] = s.log_f[(size_t(b) * size_t(R) + size_t(i)) * size_t(V) + size_t(y)];
     if (!latent) soft_y[size_t(b)] = s.log_soft[size_t(b) * size_t(V) + size_t(y)];
   }
-  sums.attention.add(attention_eval(v, s.log_prior.data(), has_q ? s.log_q.data() : nullptr, log_f_y.data(),
-                                    soft_y.data(), known.data(), B, R, 0));
+  if (variant_info(v).sampled)
+    sums.attention.add(s.sampled);
+  else
+    sums.attention.add(attention_eval(v, s.log_prior.data(), has_q ? s.log_q.data() : nullptr, log_f_y.data(),
+                                      soft_y.data(), known.data(), B, R, 0));
 
   std::vector<double> predictive(static_cast<size_t>(V)), row(static_cast<size_t>(R));
   for (int b = 0; b < B; ++b) {
@@ -126,9 +133,11 @@ VqaEvalFigures evaluate_vqa(VqaModel& model, const VqaSplit& split, const VqaEnc
   if (limit > 0 && limit < count) count = int(limit);
   Tape<float> tape;
   VqaEvalSums sums;
+  uint64_t batch_no = 0;
   for (const std::vector<int>& idx : vqa_eval_batches(count, batch_size)) {
     tape.reset();
-    Ctx c{tape, model.ps, false, CounterRng(0, stream_id("vqa/eval")), 0.f};
+    // Each batch its own stream (the sampled variants draw their importance samples from it).
+    Ctx c{tape, model.ps, false, CounterRng(0, stream_id("vqa/eval")).child(batch_no++), 0.f};
     const VqaBatch batch = make_vqa_batch(split, encoded, idx);
     const VqaScores s = model.scores(c, batch);
     std::vector<const VqaQuestion*> questions;

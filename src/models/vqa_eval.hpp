@@ -37,6 +37,7 @@ struct VqaEvalFigures {
   double nll = NAN, accuracy = NAN, vqa_score = NAN, elbo = NAN, kl = NAN, kl_gap = NAN, kl_posterior = NAN;
   double identity_error = 0, entropy = NAN;
   double region_questions = 0, region_acc_prior = NAN, region_acc_posterior = NAN, region_acc_q = NAN;
+  double nll_mean_attn = NAN;  // sampled variants: nll at the mean attention (NmtEvalFigures::nll_mean_attn)
   struct PerType {
     std::string qtype;
     double questions = 0, accuracy = 0;

@@ -1,14 +1,16 @@
 #include "models/vqa_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "models/model_metadata.hpp"
 
 namespace lava {
 
 std::map<std::string, std::string> VqaConfig::to_metadata() const {
-  return {{"task", "vqa"},
+  std::map<std::string, std::string> meta{{"task", "vqa"},
           {"attn", variant_info(attn).name},
           {"words", std::to_string(words)},
           {"answers", std::to_string(answers)},
@@ -20,6 +22,8 @@ std::map<std::string, std::string> VqaConfig::to_metadata() const {
           {"mlp", std::to_string(mlp)},
           {"answer_emb", std::to_string(answer_emb)},
           {"dropout", fmt::format("{}", dropout)}};
+  variant.to_metadata(attn, meta);
+  return meta;
 }
 
 VqaConfig VqaConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
@@ -32,6 +36,7 @@ VqaConfig VqaConfig::from_metadata(const std::map<std::string, std::string>& met
   c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 1), c.attn_size = m.get_int("attn_size", 1);
   c.mlp = m.get_int("mlp", 1), c.answer_emb = m.get_int("answer_emb", 1);
   c.dropout = m.get_float("dropout");
+  c.variant = m.get_variant_config(c.attn);
   return c;
 }
 
@@ -58,19 +63,19 @@ VqaModel::VqaModel(const VqaConfig& cfg) : cfg_(cfg) {
     inf_U2_ = ps.add("inference/U2", Shape{H, A});
     inf_u_ = ps.add("inference/u", Shape{A, 1});
   }
+  variant_params_ = VariantParams(ps, cfg.attn, cfg.variant, cfg.mlp);
 }
 
-Var<float> VqaModel::prior_log(Ctx& c, Var<float> question, Var<float> regions, int B) const {
+Var<float> VqaModel::prior_scores(Ctx& c, Var<float> question, Var<float> regions, int B) const {
   const int R = cfg_.regions, A = cfg_.attn_size;
-  if (cfg_.attn == AttnVariant::none) return c.tape.full(Shape{B, 1, R}, -std::log(float(R)));
+  if (cfg_.attn == AttnVariant::none) return c.tape.full(Shape{B, 1, R}, 0.f);  // softmax: the uniform 1/R
   // scores_i = wᵀ tanh(W1 x_i + W2 x̃): (B, 1, R, A) -> (B, 1, R)
   Var<float> q = reshape(matmul(question, c.p(prior_W2_)), Shape{B, 1, A});  // (B, 1, A)
   Var<float> keys = matmul(regions, c.p(prior_W1_));                        // (B, R, A)
-  Var<float> scores = reshape(matmul(tanh(pair_add(q, keys)), c.p(prior_w_)), Shape{B, 1, R});
-  return log_softmax(scores, -1);
+  return reshape(matmul(tanh(pair_add(q, keys)), c.p(prior_w_)), Shape{B, 1, R});
 }
 
-Var<float> VqaModel::inference_log_q(Ctx& c, Var<float> question, Var<float> regions, const VqaBatch& batch) const {
+Var<float> VqaModel::inference_scores(Ctx& c, Var<float> question, Var<float> regions, const VqaBatch& batch) const {
   const int B = batch.B, R = batch.R, A = cfg_.attn_size;
   // h_y: (B, Ey); the answer's gates relu(V1 h_y), relu(V2 h_y): (B, H) each
   Var<float> hy = embedding(c.p(answer_emb_), batch.answer.data(), Shape{B});
@@ -83,8 +88,7 @@ Var<float> VqaModel::inference_log_q(Ctx& c, Var<float> question, Var<float> reg
   // scores_i = uᵀ tanh(U1 (x_i ⊙ g1) + U2 (x̃ ⊙ g2)): (B, 1, R)
   Var<float> a1 = matmul(mul(regions, g1r), c.p(inf_U1_));                              // (B, R, A)
   Var<float> a2 = reshape(matmul(mul(question, g2), c.p(inf_U2_)), Shape{B, 1, A});  // (B, 1, A)
-  Var<float> scores = reshape(matmul(tanh(pair_add(a2, a1)), c.p(inf_u_)), Shape{B, 1, R});
-  return log_softmax(scores, -1);
+  return reshape(matmul(tanh(pair_add(a2, a1)), c.p(inf_u_)), Shape{B, 1, R});
 }
 
 VqaModel::Forward VqaModel::forward(Ctx& c, const VqaBatch& batch) const {
@@ -101,8 +105,13 @@ VqaModel::Forward VqaModel::forward(Ctx& c, const VqaBatch& batch) const {
   f.question = embedding(reshape(states, Shape{int64_t(B) * L, H}), last.data(), Shape{B});  // (B, H)
   Var<float> features = c.tape.input(Shape{B, R, D}, batch.features.data());                // (B, R, D)
   f.regions = relu(region_proj_(c, features));                                                // (B, R, H)
-  f.dists.log_prior = prior_log(c, f.question, f.regions, B);
-  if (variant_info(cfg_.attn).uses_q) f.dists.log_q = inference_log_q(c, f.question, f.regions, batch);
+  f.dists.scores = prior_scores(c, f.question, f.regions, B);
+  f.dists.log_prior = log_softmax(f.dists.scores, -1);
+  if (variant_info(cfg_.attn).uses_q) {
+    f.dists.q_scores = inference_scores(c, f.question, f.regions, batch);
+    f.dists.log_q = log_softmax(f.dists.q_scores, -1);
+  }
+  f.dists.extra = variant_params_.vars(c);
   f.head.query = reshape(out_q_(c, f.question), Shape{B, 1, cfg_.mlp});  // A_q: (B, 1, M)
   f.head.memory = out_x_(c, f.regions);                                   // U: (B, R, M)
   f.head.W_gen = c.p(gen_.W);
@@ -134,8 +143,13 @@ VqaScores VqaModel::scores(Ctx& c, const VqaBatch& batch) const {
   Var<float> lf = log_softmax(add(matmul(o, f.head.W_gen), f.head.b_gen), -1);
   s.log_f.assign(lf.val(), lf.val() + BR * size_t(s.V));
   if (!variant_info(cfg_.attn).latent) {
-    Var<float> soft = f.head.log_probs_weighted(c, exp(f.dists.log_prior));  // (B, 1, V)
+    Var<float> soft = f.head.log_probs_weighted(c, attention_weights(cfg_.attn, f.dists));  // (B, 1, V)
     s.log_soft.assign(soft.val(), soft.val() + size_t(s.B) * size_t(s.V));
+  }
+  if (variant_info(cfg_.attn).sampled) {
+    std::vector<int32_t> y(static_cast<size_t>(s.B));
+    for (int b = 0; b < s.B; ++b) y[size_t(b)] = std::max(batch.answer[size_t(b)], 0);
+    s.sampled = attention_eval_batch(c, cfg_.attn, f.head, f.dists, y.data(), batch.known.data(), 0);
   }
   return s;
 }

@@ -32,6 +32,7 @@ struct VqaConfig {
   int mlp = 128;                    // hidden size of the answer MLP
   int answer_emb = 64;              // q: size of the answer embedding h_y
   float dropout = 0.1f;             // on the answer MLP's hidden layer
+  VariantConfig variant;            // the wider family's hyperparameters (attention/variant_params.hpp)
 
   std::map<std::string, std::string> to_metadata() const;
   static VqaConfig from_metadata(const std::map<std::string, std::string>& meta, const std::string& file);
@@ -43,7 +44,9 @@ struct VqaScores {
   std::vector<float> log_prior;  // (B, R) log p(z = i | x, x̃)
   std::vector<float> log_q;      // (B, R) log q(z = i | x, x̃, y); empty without an inference network
   std::vector<float> log_f;      // (B, R, V) log f(x, z = i)_v for every region i and answer v
-  std::vector<float> log_soft;   // (B, V) log f(x, E_p[z])_v (soft, none); empty for the latent variants
+  std::vector<float> log_soft;   // (B, V) log f(x, Σ_i w_i e_i)_v at attention_weights() (the variants that are
+                                 // not enumerated); empty for the latent variants
+  AttentionEvalSums sampled;     // the sampled variants' importance-weighted figures (attention/continuous.hpp)
 };
 
 class VqaModel {
@@ -52,6 +55,9 @@ class VqaModel {
 
   ParamStore<float> ps;
   const VqaConfig& config() const { return cfg_; }
+  // The K of the sampled variants' importance-weighted likelihood (VariantConfig::eval_samples), e.g. from
+  // `lava eval --eval-samples`.
+  void set_eval_samples(int k) { cfg_.variant.eval_samples = k, variant_params_.set_eval_samples(k); }
 
   // Σ over the batch's questions with a known answer of the variant's training objective (maximise), on c.tape.
   ObjectiveTerms objective(Ctx& c, const VqaBatch& batch, const ObjectiveOptions& opt) const;
@@ -67,8 +73,9 @@ class VqaModel {
     OutputHead head;
   };
   Forward forward(Ctx& c, const VqaBatch& batch) const;
-  Var<float> prior_log(Ctx& c, Var<float> question, Var<float> regions, int B) const;
-  Var<float> inference_log_q(Ctx& c, Var<float> question, Var<float> regions, const VqaBatch& batch) const;
+  // The prior's and q's scores before the softmax: (B, 1, R).
+  Var<float> prior_scores(Ctx& c, Var<float> question, Var<float> regions, int B) const;
+  Var<float> inference_scores(Ctx& c, Var<float> question, Var<float> regions, const VqaBatch& batch) const;
 
   VqaConfig cfg_;
   int word_emb_ = -1;
@@ -77,6 +84,7 @@ class VqaModel {
   int prior_W1_ = -1, prior_W2_ = -1, prior_w_ = -1;  // (H, A), (H, A), (A, 1)
   Linear out_q_, out_x_, gen_;                         // A_q = x̃ W_q + b_q; U_i = x_i W_x; W_g, b_g
   int answer_emb_ = -1, inf_V1_ = -1, inf_V2_ = -1, inf_U1_ = -1, inf_U2_ = -1, inf_u_ = -1;
+  VariantParams variant_params_;
 };
 
 }  // namespace lava

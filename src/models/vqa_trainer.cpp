@@ -40,8 +40,7 @@ void print_epoch(const VqaTrainOptions& opt, const VqaEpochRecord& r, const VqaE
 
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f) {
   if (std::isnan(f.nll)) return f.accuracy;  // no validation answer was seen in training: nothing has a likelihood
-  const bool exact = v == AttnVariant::soft || v == AttnVariant::none || v == AttnVariant::marginal;
-  return exact ? -f.nll : f.elbo;
+  return valid_criterion(v, f.nll, f.elbo);
 }
 
 VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
@@ -84,7 +83,9 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
       tape.reset();
       Ctx c{tape, model.ps, true, CounterRng(opt.seed, stream_id("vqa/train")).child(uint64_t(summary.steps)),
             cfg.dropout};
-      ObjectiveTerms terms = model.objective(c, batch, opt.objective);
+      ObjectiveOptions objective = opt.objective;
+      objective.step = summary.steps;
+      ObjectiveTerms terms = model.objective(c, batch, objective);
       Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per question
       if (!std::isfinite(loss.item())) {
         std::fprintf(stderr, "lava train: the loss became %f at step %lld; stopping (the last checkpoint is kept)\n",

@@ -1,0 +1,444 @@
+// The wider family of attention variants (var-dirichlet, gauss-ctx, bam-*, structured, sigmoid): the deterministic
+// weights (structured CRF, sigmoid, Dirichlet prior mean) against brute force in double, and end to end through
+// the `lava` binary ($LAVA_BIN) on a tiny synthetic translation corpus and a tiny VQA data set: each trains a few
+// steps without NaN, saves, and `lava eval` reads the model back with finite figures; the model file carries the
+// variant's hyperparameters (lava eval equals the in-memory model, which differs from one with default
+// hyperparameters); bad values are usage errors naming their option.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "attention/attention_weights.hpp"
+#include "cli/commands.hpp"
+#include "cli_runner.hpp"
+#include "core/atomic_file.hpp"
+#include "core/check.hpp"
+#include "data/npy_file.hpp"
+#include "data/synth_task.hpp"
+#include "models/nmt_eval.hpp"
+#include "models/nmt_model_file.hpp"
+#include "models/vqa_eval.hpp"
+#include "models/vqa_model_file.hpp"
+#include "report/json.hpp"
+#include "temp_dir.hpp"
+
+using namespace lava;
+
+namespace {
+using Vec = std::vector<double>;
+}  // namespace
+
+TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute force (values and gradients)") {
+  constexpr int B = 3, T = 2, S = 5, N = B * T;
+  const int len[B] = {5, 3, 1};
+  const double pair[2][2] = {{0.3, -0.7}, {-1.1, 0.9}};  // b(z_i, z_i+1), asymmetric
+  VariantConfig cfg;
+  cfg.crf_lambda = 1.7f;
+  ParamStore<float> ps;
+  const int sc = ps.add("scores", Shape{B, T, S});
+  VariantParams vp(ps, AttnVariant::structured, cfg, 3);
+  ps.init_uniform(2.f, 5);
+  for (int k = 0; k < N * S; ++k)
+    if (k % S >= len[k / S / T]) ps.val(sc)[k] = kMaskedLogit;
+  std::memcpy(ps.val(ps.find("attn/crf/pairwise")), std::vector<float>{0.3f, -0.7f, -1.1f, 0.9f}.data(), 16);
+  std::vector<float> r(N * S);  // a fixed random readout J = Σ r·w for the gradients
+  for (size_t k = 0; k < r.size(); ++k) r[k] = float(std::sin(1.7 * double(k) + 0.3));
+
+  // λ p(z_i = 1) / Σ_j p(z_j = 1) by enumerating all 2^L chains of row n; pairwise b, scores s (double), unaries
+  // θ_i(1) = 30 tanh(s_i / 30) (attention_weights.hpp's bound).
+  auto brute = [&](const Vec& s, const double b[2][2], int n) {
+    const int L = len[n / T];
+    Vec p1(S, 0.0), w(S, 0.0);
+    double Z = 0;
+    for (int z = 0; z < (1 << L); ++z) {
+      double score = 0;
+      for (int i = 0; i < L; ++i) score += ((z >> i) & 1) * 30 * std::tanh(s[size_t(n * S + i)] / 30);
+      for (int i = 0; i + 1 < L; ++i) score += b[(z >> i) & 1][(z >> (i + 1)) & 1];
+      Z += std::exp(score);
+      for (int i = 0; i < L; ++i) p1[size_t(i)] += ((z >> i) & 1) * std::exp(score);
+    }
+    double total = 0;
+    for (int i = 0; i < L; ++i) total += p1[size_t(i)] / Z;
+    for (int i = 0; i < L; ++i) w[size_t(i)] = 1.7 * p1[size_t(i)] / Z / total;
+    return w;
+  };
+  Vec s0(ps.val(sc), ps.val(sc) + N * S);
+  auto J = [&](const Vec& s, const double b[2][2]) {
+    double j = 0;
+    for (int n = 0; n < N; ++n) {
+      const Vec w = brute(s, b, n);
+      for (int i = 0; i < S; ++i) j += r[size_t(n * S + i)] * w[size_t(i)];
+    }
+    return j;
+  };
+
+  Tape<float> tape;
+  Ctx c{tape, ps, true, CounterRng(1, 1), 0.f};
+  AttentionDists d;
+  d.scores = c.p(sc), d.log_prior = log_softmax(d.scores, -1), d.extra = vp.vars(c);
+  Var<float> w = attention_weights(AttnVariant::structured, d);
+  for (int n = 0; n < N; ++n) {
+    const Vec ref = brute(s0, pair, n);
+    for (int i = 0; i < S; ++i) {
+      if (i >= len[n / T]) CHECK(w.val()[n * S + i] == 0.f);  // padding: exactly 0
+      CHECK(w.val()[n * S + i] == doctest::Approx(ref[size_t(i)]).epsilon(1e-5));
+    }
+  }
+  ps.zero_grad();
+  tape.backward(sum_all(mul(w, tape.input(Shape{B, T, S}, r.data()))));
+  const double h = 1e-5;
+  for (int k = 0; k < N * S; ++k) {  // dJ/ds by central differences of the brute force (0 at padding)
+    Vec sp = s0, sm = s0;
+    sp[size_t(k)] += h, sm[size_t(k)] -= h;
+    const double fd = k % S >= len[k / S / T] ? 0.0 : (J(sp, pair) - J(sm, pair)) / (2 * h);
+    CHECK(ps.grad(sc)[k] == doctest::Approx(fd).epsilon(1e-3).scale(1e-3));
+  }
+  for (int k = 0; k < 4; ++k) {  // dJ/db
+    double bp[2][2], bm[2][2];
+    std::memcpy(bp, pair, sizeof bp), std::memcpy(bm, pair, sizeof bm);
+    bp[k / 2][k % 2] += h, bm[k / 2][k % 2] -= h;
+    CHECK(ps.grad(ps.find("attn/crf/pairwise"))[k] == doctest::Approx((J(s0, bp) - J(s0, bm)) / (2 * h)).epsilon(1e-3));
+  }
+
+  Var<float> sig = attention_weights(AttnVariant::sigmoid, d);
+  for (int k = 0; k < N * S; ++k)
+    CHECK(sig.val()[k] == doctest::Approx(k % S >= len[k / S / T] ? 0.0 : 1 / (1 + std::exp(-s0[size_t(k)]))));
+  for (const char* transform : {"exp", "softplus"}) {
+    CAPTURE(transform);
+    d.extra.cfg.alpha_transform = transform;
+    Var<float> mean = attention_weights(AttnVariant::var_dirichlet, d);
+    for (int n = 0; n < N; ++n) {
+      Vec a(S);
+      double a0 = 0;
+      for (int i = 0; i < S; ++i) {
+        const double x = s0[size_t(n * S + i)];
+        a0 += a[size_t(i)] = transform[0] == 's' ? std::log1p(std::exp(x)) + std::exp(-10.0) : std::exp(10 * std::tanh(x / 10));
+      }
+      for (int i = 0; i < S; ++i) CHECK(mean.val()[n * S + i] == doctest::Approx(a[size_t(i)] / a0).epsilon(1e-5));
+    }
+  }
+  for (AttnVariant v : {AttnVariant::gauss_ctx, AttnVariant::bam_weibull, AttnVariant::bam_lognormal}) {
+    Var<float> p = attention_weights(v, d);  // the prior's mean
+    for (int k = 0; k < N * S; ++k) CHECK(p.val()[k] == doctest::Approx(std::exp(d.log_prior.val()[k])));
+  }
+}
+
+TEST_CASE("families: structured weights stay finite when every score is far below float's exp range") {
+  // Scores near −120: unbounded, p(z_i = 1) ≈ e^{s_i} ≈ 1e-52 would underflow in float and λ/Σp overflow. The
+  // unaries are bounded to 30 tanh(s/30) ≈ −30, so the weights are the brute force of those bounded unaries.
+  ParamStore<float> ps;
+  const int sc = ps.add("scores", Shape{1, 1, 4});
+  VariantConfig cfg;
+  VariantParams vp(ps, AttnVariant::structured, cfg, 3);  // pairwise scores 0, λ = 2
+  const double s[4] = {-120, -118.5, -121, -119};
+  for (int i = 0; i < 4; ++i) ps.val(sc)[i] = float(s[i]);
+  Tape<float> tape;
+  Ctx c{tape, ps, true, CounterRng(1, 1), 0.f};
+  AttentionDists d;
+  d.scores = c.p(sc), d.log_prior = log_softmax(d.scores, -1), d.extra = vp.vars(c);
+  Var<float> w = attention_weights(AttnVariant::structured, d);
+  double p1[4] = {}, total = 0, Z = 0;  // brute force over the 16 chains
+  for (int z = 0; z < 16; ++z) {
+    double score = 0;
+    for (int i = 0; i < 4; ++i) score += ((z >> i) & 1) * 30 * std::tanh(s[i] / 30);
+    Z += std::exp(score);
+    for (int i = 0; i < 4; ++i) p1[i] += ((z >> i) & 1) * std::exp(score);
+  }
+  for (double x : p1) total += x / Z;
+  double sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    CHECK(std::isfinite(w.val()[i]));
+    CHECK(w.val()[i] == doctest::Approx(2 * p1[i] / Z / total).epsilon(1e-4));
+    sum += w.val()[i];
+  }
+  CHECK(sum == doctest::Approx(2.0).epsilon(1e-5));
+}
+
+namespace {
+
+constexpr AttnVariant kNew[] = {AttnVariant::var_dirichlet, AttnVariant::gauss_ctx,  AttnVariant::bam_weibull,
+                                AttnVariant::bam_lognormal, AttnVariant::structured, AttnVariant::sigmoid};
+
+// A synthetic corpus (24/6/6 pairs) and a VQA data set of 8 images × 3 regions × 4 features whose answer is a
+// function of one region's first feature (as tests/test_vqa.cpp's), built once.
+struct Fixture {
+  TempDir tmp{"families"};
+  std::string corpus = tmp.file("synth"), features = tmp.file("feats.npy"), questions = tmp.file("q");
+  ParallelCorpus nmt;
+  VqaSplit vqa_train, vqa_test;
+  Vocab words;
+  AnswerVocab answers;
+  VqaEncoded vqa_test_enc;
+
+  Fixture() {
+    SynthOptions o;
+    o.out_dir = corpus;
+    o.train = 24, o.valid = 6, o.test = 6, o.min_len = 3, o.max_len = 6, o.vocab = 20, o.quiet = true;
+    build_synth_task(o);
+    CorpusOptions co;
+    co.dir = corpus;
+    nmt = load_parallel_corpus(co, VocabOptions{}, VocabOptions{});
+
+    const int images = 8, regions = 3, dim = 4;
+    std::vector<float> f(size_t(images * regions * dim));
+    const CounterRng rng(7, 1);
+    for (size_t i = 0; i < f.size(); ++i) f[i] = float(rng.uniform(i));
+    write_npy(features, {images, regions, dim}, f.data());
+    std::filesystem::create_directories(questions);
+    const char* colours[] = {"red", "blue", "green"};
+    for (auto [split, n] : {std::pair<const char*, int>{"train", 24}, {"valid", 6}, {"test", 6}}) {
+      std::string text = "# image\tquestion\tanswer\tcounts\ttype\tregions\n";
+      for (int k = 0; k < n; ++k) {
+        const int image = (k + 3 * (split[0] != 't')) % images, region = k / images % regions;
+        text += fmt::format("{}\twhat is in region {} ?\t{}\t\t\t{}\n", image, region,
+                            colours[int(f[size_t((image * regions + region) * dim)] * 3)], region);
+      }
+      write_file_atomic(questions + "/" + split + ".questions.tsv", text);
+    }
+    const VqaDataOptions d{"", features, questions, ""};
+    vqa_train = load_vqa_split(d, "train"), vqa_test = load_vqa_split(d, "test");
+    words = build_question_vocab(vqa_train.questions);
+    answers = AnswerVocab::build(vqa_train.questions);
+    vqa_test_enc = encode_vqa(vqa_test.questions, words, answers);
+  }
+  std::string vqa_data() const { return "--task vqa --features " + features + " --questions " + questions; }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+JsonValue last_json_line(const std::string& out) {
+  REQUIRE(!out.empty());
+  const size_t end = out.find_last_not_of('\n'), newline = out.rfind('\n', end);
+  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  return parse_json(out.substr(begin, end + 1 - begin), "stdout");
+}
+
+// The figures every evaluation of variant v must print.
+void check_eval_row(const JsonValue& e, AttnVariant v, double eval_samples) {
+  for (const char* key : {"nll", "elbo", "kl", "kl_gap", "entropy"}) {
+    CAPTURE(key);
+    REQUIRE(e.at(key).is_number());
+    CHECK(std::isfinite(e.at(key).number()));
+  }
+  const double nll = e.at("nll").number(), elbo = e.at("elbo").number(), kl = e.at("kl").number();
+  CHECK(e.at("likelihood").str() == likelihood_kind(v));
+  CHECK(e.at("kl_gap").number() == doctest::Approx(-nll - elbo).epsilon(1e-9));
+  if (variant_info(v).sampled) {
+    CHECK(kl >= 0);
+    CHECK(e.at("kl_posterior").is_null());  // no exact posterior behind an importance-weighted estimate
+    CHECK(std::isfinite(e.at("nll_mean_attn").number()));
+    CHECK(e.at("eval_samples").number() == eval_samples);
+  } else {  // a deterministic attention: the likelihood is direct and there is no latent to bound
+    CHECK(elbo == -nll);
+    CHECK(kl == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("families cli: each new variant trains (nmt, vqa) without NaN, saves, and lava eval reads it back") {
+  const Fixture& f = fixture();
+  for (AttnVariant v : kNew) {
+    const std::string name = variant_info(v).name, model = f.tmp.file(name + ".safetensors");
+    CAPTURE(name);
+    const std::string common = " --attn " + name + " --epochs 1 --batch-size 8 --emb-size 4 --hidden-size 6 "
+                               "--attn-size 4 --eval-samples 5 --warm-start 1 --save " + model + " --format json -q";
+    CliResult r = run_lava("train --data " + f.corpus + " --max-steps 3 --inf-hidden 4 --dropout 0" + common);
+    REQUIRE(r.code == 0);
+    JsonValue done = last_json_line(r.out);
+    CHECK(done.at("event").str() == "done");
+    CHECK(done.at("nan").boolean() == false);
+    CHECK(std::isfinite(done.at("valid_elbo").number()));
+    r = run_lava("eval --data " + f.corpus + " --model " + model + " --format json -q");
+    REQUIRE(r.code == 0);
+    check_eval_row(last_json_line(r.out), v, 5);
+
+    r = run_lava("train " + f.vqa_data() + " --max-steps 2 --mlp-size 6 --answer-emb 3" + common);
+    REQUIRE(r.code == 0);
+    CHECK(last_json_line(r.out).at("event").str() == "done");
+    r = run_lava("eval " + f.vqa_data() + " --model " + model + " --format json -q");
+    REQUIRE(r.code == 0);
+    const JsonValue e = last_json_line(r.out);
+    check_eval_row(e, v, 5);
+    CHECK(std::isfinite(e.at("accuracy").number()));
+  }
+}
+
+TEST_CASE("families cli: the model file carries the variant's hyperparameters (lava eval equals the in-memory model)") {
+  const Fixture& f = fixture();
+  struct Case {
+    AttnVariant v;
+    VariantConfig cfg;
+  };
+  std::vector<Case> cases;
+  VariantConfig c;
+  c.k_weibull = 5, c.bam_prior = "fixed", c.alpha_gamma = 2, c.beta_gamma = 3, c.eval_samples = 7;
+  cases.push_back({AttnVariant::bam_weibull, c});
+  c = VariantConfig{};
+  c.sigma_q = 0.3f, c.sigma_p = 2, c.eval_samples = 4;
+  cases.push_back({AttnVariant::bam_lognormal, c});
+  c = VariantConfig{};
+  c.alpha_transform = "softplus", c.eval_samples = 3;
+  cases.push_back({AttnVariant::var_dirichlet, c});
+  c = VariantConfig{};
+  c.gauss_prior = "zero";
+  cases.push_back({AttnVariant::gauss_ctx, c});
+  c = VariantConfig{};
+  c.crf_lambda = 1.3f;
+  cases.push_back({AttnVariant::structured, c});
+  auto same_config = [](const VariantConfig& a, const VariantConfig& b) {
+    return a.alpha_transform == b.alpha_transform && a.k_weibull == b.k_weibull && a.bam_prior == b.bam_prior &&
+           a.alpha_gamma == b.alpha_gamma && a.beta_gamma == b.beta_gamma && a.sigma_q == b.sigma_q &&
+           a.sigma_p == b.sigma_p && a.gauss_prior == b.gauss_prior && a.crf_lambda == b.crf_lambda &&
+           a.eval_samples == b.eval_samples;
+  };
+  for (const Case& k : cases) {
+    const std::string name = variant_info(k.v).name, path = f.tmp.file("hyper-" + name + ".safetensors");
+    CAPTURE(name);
+    // Translation: a random tiny model with these hyperparameters, and the same parameters with the defaults.
+    Seq2SeqConfig cfg;
+    cfg.attn = k.v, cfg.variant = k.cfg;
+    cfg.src_vocab = f.nmt.src_vocab.size(), cfg.tgt_vocab = f.nmt.tgt_vocab.size();
+    cfg.emb = 4, cfg.hidden = 6, cfg.attn_size = 4, cfg.inf_hidden = 4, cfg.dropout = 0.f;
+    Seq2Seq model(cfg);
+    model.ps.init_uniform(0.5f, 3);
+    cfg.variant = VariantConfig{};
+    Seq2Seq plain(cfg);
+    plain.ps.init_uniform(0.5f, 3);
+    save_nmt(path, model, f.nmt.src_vocab, f.nmt.tgt_vocab, {});
+    CHECK(same_config(load_nmt(path).model->config().variant, k.cfg));
+    const NmtEvalFigures mem = evaluate_nmt(model, f.nmt.test, 32, 0, 1, true);
+    const NmtEvalFigures def = evaluate_nmt(plain, f.nmt.test, 32, 0, 1, true);
+    CHECK(std::abs(mem.nll - def.nll) > 1e-6);  // so the comparison below can tell
+    CliResult r = run_lava("eval --data " + f.corpus + " --model " + path + " --format json -q --seed 1");
+    REQUIRE(r.code == 0);
+    JsonValue e = last_json_line(r.out);
+    CHECK(e.at("nll").number() == doctest::Approx(mem.nll).epsilon(1e-12));
+    CHECK(e.at("elbo").number() == doctest::Approx(mem.elbo).epsilon(1e-12));
+    CHECK(e.at("kl").number() == doctest::Approx(mem.kl).epsilon(1e-12).scale(1e-12));
+    if (variant_info(k.v).sampled) {
+      CHECK(e.at("eval_samples").number() == k.cfg.eval_samples);
+      r = run_lava("eval --data " + f.corpus + " --model " + path + " --format json -q --seed 1 --eval-samples 2");
+      REQUIRE(r.code == 0);
+      CHECK(last_json_line(r.out).at("eval_samples").number() == 2);
+      CHECK(last_json_line(r.out).at("nll").number() != mem.nll);
+    }
+
+    // VQA: the same round trip.
+    VqaConfig vc;
+    vc.attn = k.v, vc.variant = k.cfg;
+    vc.words = f.words.size(), vc.answers = f.answers.size();
+    vc.regions = f.vqa_train.features->num_regions(), vc.feature_dim = f.vqa_train.features->dim();
+    vc.emb = 4, vc.hidden = 5, vc.attn_size = 4, vc.mlp = 6, vc.answer_emb = 3, vc.dropout = 0.f;
+    VqaModel vqa(vc);
+    vqa.ps.init_uniform(0.8f, 4);
+    vc.variant = VariantConfig{};
+    VqaModel vqa_plain(vc);
+    vqa_plain.ps.init_uniform(0.8f, 4);
+    save_vqa(path, vqa, f.words, f.answers, {});
+    CHECK(same_config(load_vqa(path).model->config().variant, k.cfg));
+    const VqaEvalFigures vm = evaluate_vqa(vqa, f.vqa_test, f.vqa_test_enc, f.answers, 256);
+    const VqaEvalFigures vd = evaluate_vqa(vqa_plain, f.vqa_test, f.vqa_test_enc, f.answers, 256);
+    CHECK(std::abs(vm.nll - vd.nll) > 1e-6);
+    r = run_lava("eval " + f.vqa_data() + " --model " + path + " --format json -q");
+    REQUIRE(r.code == 0);
+    e = last_json_line(r.out);
+    CHECK(e.at("nll").number() == doctest::Approx(vm.nll).epsilon(1e-12));
+    CHECK(e.at("elbo").number() == doctest::Approx(vm.elbo).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("families cli: a bad variant hyperparameter is a usage error: exit 2, one line naming the option") {
+  const Fixture& f = fixture();
+  const char* bad[][2] = {{"--k-weibull", "0"},     {"--k-weibull", "x"},      {"--bam-prior", "foo"},
+                          {"--alpha-transform", "relu"}, {"--sigma-q", "0"}, {"--sigma-p", "-1"},
+                          {"--crf-lambda", "0"},    {"--gauss-prior", "one"},  {"--eval-samples", "0"},
+                          {"--alpha-gamma", "0"},   {"--beta-gamma", "-2"},    {"--att-kl", "-2"},
+                          {"--att-kl-anneal", "-1"}, {"--crf-l2", "-1"},       {"--warm-start", "-1"},
+                          {"--k-weibull", "nan"}};
+  // In process (every option, both tasks): a UsageError of one line naming the option.
+  for (const std::string& data : {"--data=" + f.corpus, "--features=" + f.features}) {
+    for (const auto& [option, value] : bad) {
+      std::vector<std::string> args = {"train",    data,     "--questions=" + f.questions, "--attn", "bam-weibull",
+                                       "-q",       "--max-steps=1", "--epochs=1", "--hidden-size=4", "--emb-size=4",
+                                       "--attn-size=4", option, value};
+      if (data[2] == 'd') args.erase(args.begin() + 2);
+      else args.insert(args.begin() + 1, {"--task", "vqa"});
+      CAPTURE(data);
+      CAPTURE(option);
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      std::string what;
+      try {
+        cmd_train(int(argv.size()), argv.data());
+      } catch (const UsageError& e) {
+        what = e.what();
+      }
+      CHECK(what.find(option) != std::string::npos);
+      CHECK(what.find('\n') == std::string::npos);
+    }
+  }
+  // Through the binary: exit 2 and one stderr line.
+  for (const std::string& data : {"--data " + f.corpus, f.vqa_data()}) {
+    const CliResult r = run_lava("train " + data + " --attn bam-weibull -q --k-weibull 0");
+    CHECK(r.code == 2);
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find("--k-weibull") != std::string::npos);
+  }
+  Seq2SeqConfig cfg;
+  cfg.attn = AttnVariant::bam_weibull;
+  cfg.src_vocab = f.nmt.src_vocab.size(), cfg.tgt_vocab = f.nmt.tgt_vocab.size();
+  cfg.emb = 4, cfg.hidden = 6, cfg.attn_size = 4, cfg.inf_hidden = 4;
+  const std::string model = f.tmp.file("bad-options.safetensors");
+  save_nmt(model, Seq2Seq(cfg), f.nmt.src_vocab, f.nmt.tgt_vocab, {});
+  VqaConfig vc;
+  vc.attn = AttnVariant::bam_weibull, vc.words = f.words.size(), vc.answers = f.answers.size();
+  vc.regions = f.vqa_train.features->num_regions(), vc.feature_dim = f.vqa_train.features->dim();
+  vc.emb = vc.hidden = vc.attn_size = vc.mlp = vc.answer_emb = 4;
+  const std::string vqa_model = f.tmp.file("bad-options-vqa.safetensors");
+  save_vqa(vqa_model, VqaModel(vc), f.words, f.answers, {});
+  for (const std::string& args : {"eval --data " + f.corpus + " --model " + model + " --eval-samples 0",
+                                  "eval " + f.vqa_data() + " --model " + vqa_model + " --eval-samples 0"}) {
+    CAPTURE(args);
+    const CliResult r = run_lava(args);
+    CHECK(r.code == 2);
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find("--eval-samples") != std::string::npos);
+  }
+}
+
+TEST_CASE("families cli: the best checkpoint follows the bound each variant trains; --encoder embedding round-trips") {
+  // log p for the variants that train the likelihood itself, the ELBO for the rest.
+  for (AttnVariant v : {AttnVariant::none, AttnVariant::soft, AttnVariant::marginal, AttnVariant::structured,
+                        AttnVariant::sigmoid})
+    CHECK(valid_criterion(v, 2.5, -3.0) == -2.5);
+  for (AttnVariant v : {AttnVariant::hard_enum, AttnVariant::var_enum, AttnVariant::var_dirichlet,
+                        AttnVariant::bam_weibull})
+    CHECK(valid_criterion(v, 2.5, -3.0) == -3.0);
+
+  const Fixture& f = fixture();
+  const std::string model = f.tmp.file("embedding-encoder.safetensors");
+  CliResult r = run_lava("train --data " + f.corpus + " --attn marginal --encoder embedding --epochs 2 --batch-size 8 "
+                         "--emb-size 4 --hidden-size 6 --attn-size 4 --save " + model + " --format json -q");
+  REQUIRE(r.code == 0);
+  // Every epoch line that improved log p is marked best, and only those (the ELBO is the Jensen bound here).
+  double best_nll = INFINITY;
+  for (size_t pos = 0; (pos = r.out.find("\"event\":\"epoch\"", pos)) != std::string::npos; ++pos) {
+    const size_t begin = r.out.rfind('\n', pos) == std::string::npos ? 0 : r.out.rfind('\n', pos) + 1;
+    const JsonValue e = parse_json(r.out.substr(begin, r.out.find('\n', pos) - begin), "stdout");
+    CHECK(e.at("best").boolean() == (e.at("valid_nll").number() < best_nll));
+    best_nll = std::min(best_nll, e.at("valid_nll").number());
+  }
+  const LoadedNmt m = load_nmt(model);
+  CHECK(m.model->config().encoder == "embedding");
+  CHECK(m.model->ps.find("encoder/embedding/W") >= 0);
+  r = run_lava("train --data " + f.corpus + " --encoder lstm --save " + model + " -q");
+  CHECK(r.code == 2);
+}
