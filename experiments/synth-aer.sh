@@ -28,7 +28,10 @@ One link per target word makes 0.0010 the lowest AER possible on the default tas
   --score S        prior scorer (default dot)
   --threads N      OpenMP threads per run (results do not depend on it)
   --reuse          keep models of an earlier run in OUT that finished (same settings are not checked)
-  -- ARGS          extra lava train options (each replaces the default of the same name)
+  -- ARGS          extra lava train options (each replaces the default of the same name), e.g.
+                   -- --encoder embedding (a context-free memory; see the README)
+Environment: ONLY="soft marginal" runs only those labels (two instances with --reuse can share OUT; a last
+--reuse run prints the whole table).
 EOF
 }
 
@@ -79,6 +82,7 @@ rows=()
 for seed in $seeds; do
   for run in "${runs[@]}"; do
     read -r label attn extra <<<"$run"
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $label "* ]]; then continue; fi
     read -ra extra <<<"${extra:-}"
     name=$label-seed$seed prefix=$out/logs/$label-seed$seed model=$out/models/$label-seed$seed.safetensors
     t0=$SECONDS
