@@ -4,7 +4,9 @@
 # updates per seed, scores the argmax alignments of the prior, the exact posterior and q against the gold links of
 # the test split, and prints one markdown table (also OUT/table.md). See usage() for the options.
 set -euo pipefail
+# shellcheck disable=SC2034  # used by lib.sh's messages
 SCRIPT=synth-aer
+# shellcheck source=experiments/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
