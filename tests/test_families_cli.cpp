@@ -352,6 +352,13 @@ TEST_CASE("families cli: the model file carries the variant's hyperparameters (l
     e = last_json_line(r.out);
     CHECK(e.at("nll").number() == doctest::Approx(vm.nll).epsilon(1e-12));
     CHECK(e.at("elbo").number() == doctest::Approx(vm.elbo).epsilon(1e-12));
+    if (variant_info(k.v).sampled) {  // --seed picks the importance samples: another seed, another estimate
+      r = run_lava("eval " + f.vqa_data() + " --model " + path + " --format json -q --seed 2");
+      REQUIRE(r.code == 0);
+      const double nll2 = last_json_line(r.out).at("nll").number();
+      CHECK(nll2 != e.at("nll").number());
+      CHECK(nll2 == doctest::Approx(evaluate_vqa(vqa, f.vqa_test, f.vqa_test_enc, f.answers, 256, 0, 2).nll).epsilon(1e-12));
+    }
   }
 }
 

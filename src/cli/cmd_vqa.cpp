@@ -181,7 +181,7 @@ int cmd_eval_vqa(int argc, char** argv) {
   const VqaSplit split = load_vqa_split(data, split_name);
   check_vqa_features(m.model->config(), split);
   const VqaEncoded encoded = encode_vqa(split.questions, m.words, m.answers);
-  const VqaEvalFigures f = evaluate_vqa(*m.model, split, encoded, m.answers, batch_size, limit);
+  const VqaEvalFigures f = evaluate_vqa(*m.model, split, encoded, m.answers, batch_size, limit, cl.common().seed);
   const std::string dir = plot_dir(cl);
   const char* attn = variant_info(m.model->config().attn).name;
   if (!dir.empty())

@@ -128,7 +128,7 @@ void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const 
 }
 
 VqaEvalFigures evaluate_vqa(VqaModel& model, const VqaSplit& split, const VqaEncoded& encoded,
-                            const AnswerVocab& answers, int batch_size, int64_t limit) {
+                            const AnswerVocab& answers, int batch_size, int64_t limit, uint64_t seed) {
   int count = int(split.questions.size());
   if (limit > 0 && limit < count) count = int(limit);
   Tape<float> tape;
@@ -137,7 +137,7 @@ VqaEvalFigures evaluate_vqa(VqaModel& model, const VqaSplit& split, const VqaEnc
   for (const std::vector<int>& idx : vqa_eval_batches(count, batch_size)) {
     tape.reset();
     // Each batch its own stream (the sampled variants draw their importance samples from it).
-    Ctx c{tape, model.ps, false, CounterRng(0, stream_id("vqa/eval")).child(batch_no++), 0.f};
+    Ctx c{tape, model.ps, false, CounterRng(seed, stream_id("vqa/eval")).child(batch_no++), 0.f};
     const VqaBatch batch = make_vqa_batch(split, encoded, idx);
     const VqaScores s = model.scores(c, batch);
     std::vector<const VqaQuestion*> questions;

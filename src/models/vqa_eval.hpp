@@ -55,8 +55,9 @@ int first_argmax(const double* x, int n);
 void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const VqaQuestion*>& questions,
                      const int32_t* answer, const AnswerVocab& answers, VqaEvalSums& sums);
 
-// The whole split (its first `limit` questions when limit > 0), in batches of batch_size, without dropout.
+// The whole split (its first `limit` questions when limit > 0), in batches of batch_size, without dropout. The
+// sampled variants draw their importance samples from (seed, batch) streams.
 VqaEvalFigures evaluate_vqa(VqaModel& model, const VqaSplit& split, const VqaEncoded& encoded,
-                            const AnswerVocab& answers, int batch_size, int64_t limit = 0);
+                            const AnswerVocab& answers, int batch_size, int64_t limit = 0, uint64_t seed = 1);
 
 }  // namespace lava

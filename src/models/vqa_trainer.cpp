@@ -112,7 +112,7 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
     }
     progress.finish();
     if (summary.stopped_on_nan) break;
-    const VqaEvalFigures v = evaluate_vqa(model, valid, valid_enc, answers, opt.eval_batch_size);
+    const VqaEvalFigures v = evaluate_vqa(model, valid, valid_enc, answers, opt.eval_batch_size, 0, opt.seed);
     const double criterion = vqa_valid_criterion(cfg.attn, v);
     const bool best = criterion > best_criterion;
     VqaEpochRecord r;
