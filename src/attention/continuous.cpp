@@ -15,8 +15,6 @@ namespace lava {
 
 namespace {
 
-Var<float> constant(Tape<float>& tape, const Shape& s, const float* v) { return tape.input(s, v, false); }
-
 // One batch's distributions, built the same way for training and evaluation.
 struct Posterior {
   Shape shape;                 // (B, T, S)
@@ -51,7 +49,7 @@ Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDi
     P.pad[size_t(i)] = (i % S) >= len[size_t(i / S)];
     real[size_t(i)] = P.pad[size_t(i)] ? 0.f : 1.f;
   }
-  P.real = constant(c.tape, P.shape, real.data());
+  P.real = c.tape.input(P.shape, real.data());
   const VariantVars& x = d.extra;
   switch (v) {
     case AttnVariant::var_dirichlet:
@@ -66,7 +64,7 @@ Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDi
       } else {  // the mean of the memory's real positions, per query: uniform weights (B, T, S) times U
         std::vector<float> u(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) u[size_t(i)] = real[size_t(i)] / float(std::max(1, len[size_t(i / S)]));
-        P.mu_p = matmul(constant(c.tape, P.shape, u.data()), head.memory);
+        P.mu_p = matmul(c.tape.input(P.shape, u.data()), head.memory);
       }
       break;
     }
@@ -148,7 +146,7 @@ ContinuousTerms continuous_objective(Ctx& c, AttnVariant v, const OutputHead& he
       break;
     default: {  // bam-*: w = softmax(log p + noise)
       const std::vector<float> g = bam_noise(v, cfg, c.next_rng(), P.shape.numel());
-      lf = head.log_f_weighted(c, softmax(add(d.log_prior, constant(c.tape, P.shape, g.data())), -1), y);
+      lf = head.log_f_weighted(c, softmax(add(d.log_prior, c.tape.input(P.shape, g.data())), -1), y);
     }
   }
   t.kl = analytic_kl(c, v, cfg, P);
@@ -183,7 +181,7 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
         ratio[size_t(i / Hd)] += -0.5 * (ctx - m) * (ctx - m) + std::log(double(sigma[i])) + 0.5 * e * e;
       }
       const Shape ctx_shape = P.mu.shape();  // a copy: the next node may move the tape's node list
-      lf = head.log_f_context(c, constant(c.tape, ctx_shape, buf.data()), y);
+      lf = head.log_f_context(c, c.tape.input(ctx_shape, buf.data()), y);
     } else {
       buf.assign(size_t(n), 0.f);
       std::vector<double> log_s(static_cast<size_t>(S));
@@ -229,7 +227,7 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
         }
         if (v == AttnVariant::var_dirichlet) ratio[size_t(q)] += std::lgamma(a_p0) - std::lgamma(a_q0);
       }
-      lf = head.log_f_weighted(c, constant(c.tape, P.shape, buf.data()), y);
+      lf = head.log_f_weighted(c, c.tape.input(P.shape, buf.data()), y);
     }
     for (int64_t q = 0; q < N; ++q) {
       log_w[size_t(k) * size_t(N) + size_t(q)] = double(lf.val()[q]) + ratio[size_t(q)];
