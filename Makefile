@@ -3,7 +3,7 @@
 # which both the `lava` binary and the test runner link.
 
 CXX      ?= g++
-CXXFLAGS ?= -std=c++20 -O3 -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc
+CXXFLAGS ?= -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -fopenmp -Wall -Wextra -MMD -MP -Isrc
 LDLIBS   := -lboost_program_options -lfmt -lz -fopenmp
 BUILD    := build
 
@@ -75,7 +75,7 @@ bench: deps
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -O0 and -g1 (line
 # tables only: enough for file:line in sanitizer reports) keep its compile time, and so CI, short.
-SAN_FLAGS := -std=c++20 -O0 -g1 -march=native -fopenmp -Wall -Wextra -MMD -MP -Isrc \
+SAN_FLAGS := -std=c++20 -O0 -g1 -march=native -fno-math-errno -ffp-contract=off -fopenmp -Wall -Wextra -MMD -MP -Isrc \
              -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 sanitize: deps
 	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \

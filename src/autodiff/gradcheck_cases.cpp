@@ -145,9 +145,11 @@ void add_output(std::vector<GradCase>& cs) {
                           " 6 labels"));
   std::vector<int32_t> many(300);
   for (size_t i = 0; i < many.size(); ++i) many[i] = int32_t(i * 7 % 4);
-  cs.push_back(one_output("linear_log_softmax_pick", {{300, 3}, {3, 4}, {4}},
-                          [many](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data()); },
-                          " 300 rows (2 chunks)"));
+  for (auto [mode, what] : {std::pair{OutputLogits::keep, "kept"}, {OutputLogits::recompute, "recomputed"}})
+    cs.push_back(one_output(
+        "linear_log_softmax_pick", {{300, 3}, {3, 4}, {4}},
+        [many, mode](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data(), mode); },
+        fmt::format(" 300 rows (2 chunks, logits {})", what)));
   cs.push_back(one_output("pair_add", {{2, 3, 4}, {2, 5, 4}}, [](const Vs& x) { return pair_add(x[0], x[1]); }));
 }
 }  // namespace

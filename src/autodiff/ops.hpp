@@ -74,9 +74,13 @@ template <class T> Var<T> dropout(Var<T> x, T p, const CounterRng& rng, bool tra
 template <class T> std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_prev);
 
 // ---- attention output layers (ops_output.cpp) ----
-// out[r] = log_softmax(x W + b)[r, y_r] for x (..., H), W (H, V), b (V): fused and chunked over rows, the logits
-// recomputed in backward, so memory is O(rows + chunk·V) instead of O(rows·V).
-template <class T> Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y);
+// out[r] = log_softmax(x W + b)[r, y_r] for x (..., H), W (H, V), b (V): fused and chunked over rows. `automatic`
+// keeps the (rows, V) exponentials for backward when they fit kernels::kKeepLogitsBytes, else recomputes each chunk's
+// logits in backward, so memory is O(rows + chunk·V) instead of O(rows·V) (see tensor/kernels_output.hpp).
+enum class OutputLogits { automatic, keep, recompute };
+template <class T>
+Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y,
+                               OutputLogits mode = OutputLogits::automatic);
 // y[b, t, s, :] = a[b, t, :] + u[b, s, :] for a (B, T, H), u (B, S, H): every (query, source position) pair.
 template <class T> Var<T> pair_add(Var<T> a, Var<T> u);
 

@@ -8,22 +8,26 @@
 namespace lava {
 
 template <class T>
-Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y) {
+Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, OutputLogits mode) {
   LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.shape().last() == W.dim(0),
              "linear_log_softmax_pick: x {} W {} b {}", x.shape().str(), W.shape().str(), b.shape().str());
   Tape<T>& tape = *x.tape;
   const int64_t H = W.dim(0), V = W.dim(1), R = x.numel() / H;
   for (int64_t r = 0; r < R; ++r) LAVA_CHECK(y[r] >= 0 && y[r] < V, "label {} outside [0, {})", y[r], V);
   Var<T> out = tape.make_output(x.shape().without(-1), x, W, b);
+  const bool keep = out.needs_grad() && (mode == OutputLogits::automatic ? kernels::keep_output_logits(R, V, sizeof(T))
+                                                                           : mode == OutputLogits::keep);
   T* lse = tape.template scratch<T>(R);
-  T* logits = tape.template scratch<T>(std::min<int64_t>(R, kernels::kChunkRows) * V);
+  T* row_max = tape.template scratch<T>(R);
+  T* logits = tape.template scratch<T>((keep ? R : std::min<int64_t>(R, kernels::kChunkRows)) * V);
   int32_t* labels = tape.template scratch<int32_t>(R);
   std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
-  kernels::linear_log_softmax_pick_forward(out.val(), lse, logits, x.val(), W.val(), b.val(), labels, R, H, V);
+  kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W.val(), b.val(), labels, R, H,
+                                           V, keep);
   if (out.needs_grad())
-    tape.on_backward([x, W, b, out, lse, logits, labels, R, H, V] {
-      kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, out.grad(), lse, x.val(),
-                                                W.val(), b.val(), labels, R, H, V);
+    tape.on_backward([x, W, b, out, lse, row_max, logits, labels, R, H, V, keep] {
+      kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, out.grad(), lse, row_max,
+                                                x.val(), W.val(), b.val(), labels, R, H, V, keep);
     });
   return out;
 }
@@ -41,7 +45,7 @@ Var<T> pair_add(Var<T> a, Var<T> u) {
 }
 
 #define LAVA_INSTANTIATE(T)                                                            \
-  template Var<T> linear_log_softmax_pick(Var<T>, Var<T>, Var<T>, const int32_t*);    \
+  template Var<T> linear_log_softmax_pick(Var<T>, Var<T>, Var<T>, const int32_t*, OutputLogits); \
   template Var<T> pair_add(Var<T>, Var<T>);
 LAVA_INSTANTIATE(float)
 LAVA_INSTANTIATE(double)

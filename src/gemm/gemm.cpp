@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/check.hpp"
+#include "gemm/gemm_direct.hpp"
 #include "gemm/gemm_kernels.hpp"
 #include "gemm/gemm_view.hpp"
 
@@ -18,8 +19,10 @@ namespace {
 // Below this many multiply-adds a fork/join costs more than the second thread saves.
 constexpr double kMinParallelFlops = 64.0 * 64.0 * 64.0;
 
+// omp_get_level, not omp_in_parallel: inside an inactive region (a parallel for whose `if` was false) the latter
+// is false, and a team started there is a nested team whose threads are created and ended at every call.
 bool use_threads(int M, int N, int K) {
-  return !omp_in_parallel() && omp_get_max_threads() > 1 && double(M) * N * K >= kMinParallelFlops;
+  return omp_get_level() == 0 && omp_get_max_threads() > 1 && double(M) * N * K >= kMinParallelFlops;
 }
 
 }  // namespace
@@ -81,7 +84,9 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
              "gemm: lda {} or ldb {} too small for {}x{}x{} (trans {}{})", lda, ldb, M, N, K, trans_a, trans_b);
   g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  if constexpr (std::is_same_v<T, float>) {
+  if (gemm_detail::use_direct(M, N, K)) {
+    gemm_detail::gemm_direct(v, use_threads(M, N, K));
+  } else if constexpr (std::is_same_v<T, float>) {
     gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
   } else {
     gemm_detail::dgemm_generic(v, use_threads(M, N, K));

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tensor/parallel.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace lava::kernels {
 
@@ -18,19 +19,15 @@ void lstm_cell_forward(T* h, T* c, T* act, T* tanh_c, const T* gates, const T* c
 #pragma omp parallel for schedule(static) if (B * H * 4 >= kParallelMin)
   for (int64_t b = 0; b < B; ++b) {
     const T* a = gates + b * 4 * H;
-    T* s = act + b * 4 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = T(1) / (T(1) + std::exp(-a[j]));
-      const T f = T(1) / (T(1) + std::exp(-a[H + j]));
-      const T g = std::tanh(a[2 * H + j]);
-      const T o = T(1) / (T(1) + std::exp(-a[3 * H + j]));
-      const T cj = f * c_prev[b * H + j] + i * g;
-      const T tc = std::tanh(cj);
-      s[j] = i, s[H + j] = f, s[2 * H + j] = g, s[3 * H + j] = o;
-      c[b * H + j] = cj;
-      tanh_c[b * H + j] = tc;
-      h[b * H + j] = o * tc;
-    }
+    T* s = act + b * 4 * H;  // [i | f | g | o]: σ over i and f together, tanh over g, σ over o
+    vmath::sigmoid_array(s, a, 2 * H);
+    vmath::tanh_array(s + 2 * H, a + 2 * H, H);
+    vmath::sigmoid_array(s + 3 * H, a + 3 * H, H);
+    T* cb = c + b * H;
+    const T* cp = c_prev + b * H;
+    for (int64_t j = 0; j < H; ++j) cb[j] = s[H + j] * cp[j] + s[j] * s[2 * H + j];
+    vmath::tanh_array(tanh_c + b * H, cb, H);
+    for (int64_t j = 0; j < H; ++j) h[b * H + j] = s[3 * H + j] * tanh_c[b * H + j];
   }
 }
 

@@ -1,21 +1,31 @@
 #pragma once
 // Fused output layer: a linear map to V logits, log-softmax, and the log-probability of one label per row,
 //   out[r] = (x W + b)[r, y_r] − logsumexp_v (x W + b)[r, v]
-// computed in chunks of kChunkRows rows so that the (R, V) logits never exist at once. The backward pass
-// recomputes each chunk's logits (one extra GEMM) instead of storing them:
-//   dlogits[r, v] = dout[r] · (1[v = y_r] − softmax[r, v])
+// computed in chunks of kChunkRows rows. The forward pass leaves e[r, v] = exp(l[r, v] − m_r) (m_r = max_v l[r, v])
+// in the logits buffer; the backward pass needs the softmax p[r, v] = e[r, v] · exp(m_r − lse_r):
+//   dlogits[r, v] = dout[r] · (1[v = y_r] − p[r, v])
 //   dx += dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
-// Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, dout (R); logits: scratch (kChunkRows, V).
+// When all R rows fit the caller's budget (keep = true; the soft-attention case, R = B·T) the logits buffer holds
+// every chunk and the backward pass reads e from it. Otherwise (the enumerated layer, R = B·T·S rows, where the
+// (R, V) logits would not fit) the buffer holds one chunk and the backward pass recomputes it: one extra GEMM
+// instead of R·V stored floats.
+// Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
+//          logits: scratch (R, V) when keep, else (kChunkRows, V).
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
 #include <cmath>
 #include <cstdint>
 
 #include "gemm/gemm.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace lava::kernels {
 
 constexpr int64_t kChunkRows = 256;
+// Keep the whole (R, V) buffer, and skip the backward recompute, up to this many bytes of logits.
+constexpr int64_t kKeepLogitsBytes = int64_t(64) << 20;
+
+inline bool keep_output_logits(int64_t R, int64_t V, int64_t elem_bytes) { return R * V * elem_bytes <= kKeepLogitsBytes; }
 
 template <class T>
 void output_chunk_logits(T* logits, const T* x, const T* W, const T* b, int64_t rows, int64_t H, int64_t V) {
@@ -25,46 +35,56 @@ void output_chunk_logits(T* logits, const T* x, const T* W, const T* b, int64_t 
     for (int64_t v = 0; v < V; ++v) logits[r * V + v] += b[v];
 }
 
+// e[v] = exp(l[v] − m) in place over one row of V logits; returns (m, lse) and the label's log-probability.
 template <class T>
-void linear_log_softmax_pick_forward(T* out, T* lse, T* logits, const T* x, const T* W, const T* b, const int32_t* y,
-                                     int64_t R, int64_t H, int64_t V) {
+inline T row_log_softmax_pick(T* l, int64_t V, int32_t y, T& m, T& lse) {
+  m = vmath::max_array(l, V);
+  const T picked = l[y];
+  lse = m + std::log(vmath::sum_exp_shifted(l, l, m, V));
+  return picked - lse;
+}
+
+template <class T>
+void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, const T* x, const T* W, const T* b,
+                                     const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
-    output_chunk_logits(logits, x + r0 * H, W, b, rows, H, V);
+    T* chunk = keep ? logits + r0 * V : logits;
+    output_chunk_logits(chunk, x + r0 * H, W, b, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* l = logits + r * V;
-      T m = l[0];
-      for (int64_t v = 1; v < V; ++v) m = l[v] > m ? l[v] : m;
-      T s = T(0);
-      for (int64_t v = 0; v < V; ++v) s += std::exp(l[v] - m);
-      lse[r0 + r] = m + std::log(s);
-      out[r0 + r] = l[y[r0 + r]] - lse[r0 + r];
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      out[r0 + r] = row_log_softmax_pick(chunk + r * V, V, y[r0 + r], row_max[r0 + r], lse[r0 + r]);
   }
 }
 
 // dx, dW, db may each be null (that input needs no gradient).
 template <class T>
-void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* dout, const T* lse, const T* x,
-                                      const T* W, const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V) {
+void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* dout, const T* lse, const T* row_max,
+                                      const T* x, const T* W, const T* b, const int32_t* y, int64_t R, int64_t H,
+                                      int64_t V, bool keep) {
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
-    output_chunk_logits(logits, x + r0 * H, W, b, rows, H, V);
+    T* chunk = keep ? logits + r0 * V : logits;
+    if (!keep) output_chunk_logits(chunk, x + r0 * H, W, b, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-    for (int64_t r = 0; r < rows; ++r) {  // logits -> dlogits in place
-      T* l = logits + r * V;
-      const T g = dout[r0 + r], m = lse[r0 + r];
-      for (int64_t v = 0; v < V; ++v) l[v] = -g * std::exp(l[v] - m);
+    for (int64_t r = 0; r < rows; ++r) {  // chunk -> dlogits in place: −g · p[r, v], then + g at the label
+      T* l = chunk + r * V;
+      const T g = dout[r0 + r];
+      if (keep) {  // l holds e = exp(l − m): p = e · exp(m − lse)
+        const T scale = -g * std::exp(row_max[r0 + r] - lse[r0 + r]);
+        for (int64_t v = 0; v < V; ++v) l[v] *= scale;
+      } else {
+        vmath::scaled_exp_shifted(l, l, lse[r0 + r], -g, V);
+      }
       l[y[r0 + r]] += g;
     }
-    if (dx) gemm<T>(false, true, int(rows), int(H), int(V), T(1), logits, int(V), W, int(V), T(1), dx + r0 * H, int(H));
-    if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), logits, int(V), T(1), dW, int(V));
+    if (dx) gemm<T>(false, true, int(rows), int(H), int(V), T(1), chunk, int(V), W, int(V), T(1), dx + r0 * H, int(H));
+    if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
     if (db) {
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
       for (int64_t v = 0; v < V; ++v) {
         T acc = T(0);
-        for (int64_t r = 0; r < rows; ++r) acc += logits[r * V + v];
+        for (int64_t r = 0; r < rows; ++r) acc += chunk[r * V + v];
         db[v] += acc;
       }
     }

@@ -1,18 +1,31 @@
 #pragma once
 // Elementwise unary kernels: y[i] = f(x[i]);  dx[i] += dy[i] · f'(x[i]) (written with y where that is cheaper).
 // Buffers: x, y, dx, dy all (n).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "tensor/parallel.hpp"
 #include "tensor/special_math.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace lava::kernels {
 
+// An Fn with an array form (the vec_math functions) runs it on blocks of kUnaryBlock; values do not depend on the
+// block boundaries, so neither do results on the thread count.
+constexpr int64_t kUnaryBlock = 4096;
+
 template <class T, class Fn>
 void unary_forward(T* y, const T* x, int64_t n) {
+  if constexpr (requires { Fn::array(y, x, n); }) {
+    const int64_t blocks = (n + kUnaryBlock - 1) / kUnaryBlock;
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) y[i] = Fn::f(x[i]);
+    for (int64_t k = 0; k < blocks; ++k)
+      Fn::array(y + k * kUnaryBlock, x + k * kUnaryBlock, std::min(kUnaryBlock, n - k * kUnaryBlock));
+  } else {
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (int64_t i = 0; i < n; ++i) y[i] = Fn::f(x[i]);
+  }
 }
 
 template <class T, class Fn>
@@ -24,10 +37,12 @@ void unary_backward(T* dx, const T* x, const T* y, const T* dy, int64_t n) {
 // Each Fn gives f(x) and f'(x) in terms of x and y = f(x).
 struct TanhFn {  // tanh' = 1 − y²
   template <class T> static T f(T x) { return std::tanh(x); }
+  template <class T> static void array(T* y, const T* x, int64_t n) { vmath::tanh_array(y, x, n); }
   template <class T> static T df(T, T y) { return T(1) - y * y; }
 };
 struct SigmoidFn {  // σ(x) = 1/(1+e^{−x}); σ' = y(1 − y)
   template <class T> static T f(T x) { return T(1) / (T(1) + std::exp(-x)); }
+  template <class T> static void array(T* y, const T* x, int64_t n) { vmath::sigmoid_array(y, x, n); }
   template <class T> static T df(T, T y) { return y * (T(1) - y); }
 };
 struct ReluFn {  // relu' = [x > 0]
@@ -36,6 +51,7 @@ struct ReluFn {  // relu' = [x > 0]
 };
 struct ExpFn {  // exp' = y
   template <class T> static T f(T x) { return std::exp(x); }
+  template <class T> static void array(T* y, const T* x, int64_t n) { vmath::exp_array(y, x, n); }
   template <class T> static T df(T, T y) { return y; }
 };
 struct LogFn {  // log' = 1/x
