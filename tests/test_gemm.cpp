@@ -150,7 +150,10 @@ TEST_CASE_TEMPLATE("gemm: large and skinny shapes match naive", T, float, double
   // Shapes that cross the blocking boundaries (several k blocks, several C tiles) and the skinny LSTM-like cases.
   // 160 rows: panel-major split_n; 64×300: strip-major with several groups; 5 rows: B read in place; N = 3: split_m
   // with 2 threads; K = 390 and 520: two k blocks.
-  const int shapes[][3] = {{160, 40, 390}, {64, 300, 200}, {5, 1100, 70}, {257, 3, 800}, {40, 129, 520}};
+  // M, N or K = 1 (the direct path of gemm_direct.hpp): the attention shapes of a training step, where each of
+  // its three loop forms (row axpy, dot product, column axpy) runs for some transpose.
+  const int shapes[][3] = {{160, 40, 390}, {64, 300, 200}, {5, 1100, 70},  {257, 3, 800}, {40, 129, 520},
+                           {256, 1, 640}, {640, 1, 256},  {1, 20, 256}, {20, 256, 1},  {1, 600, 300}};
   TestRng rng{777};
   for (const auto& s : shapes)
     for (int t = 0; t < 4; ++t) {
@@ -182,8 +185,9 @@ TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a paral
   // kernel) uses smaller shapes that still span several C tiles.
   const std::vector<std::array<int, 3>> shapes =
       std::is_same_v<T, float>
-          ? std::vector<std::array<int, 3>>{{300, 200, 500}, {64, 1024, 256}, {97, 61, 45}, {257, 3, 100}}
-          : std::vector<std::array<int, 3>>{{200, 120, 300}, {97, 61, 45}, {257, 3, 100}};
+          ? std::vector<std::array<int, 3>>{{300, 200, 500}, {64, 1024, 256}, {97, 61, 45}, {257, 3, 100}, {700, 1, 300},
+                                            {300, 700, 1}}
+          : std::vector<std::array<int, 3>>{{200, 120, 300}, {97, 61, 45}, {257, 3, 100}, {700, 1, 300}};
   TestRng rng{99};
   const int saved = omp_get_max_threads();
   for (const auto& s : shapes)

@@ -5,6 +5,7 @@
 # LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process. PyTorch is optional: without it the
 # PyTorch columns say n/a.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
+#                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
 export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +14,7 @@ variants="soft marginal var-enum"
 threads="1 2"
 steps=8
 rounds=3
+lava_args=""
 while [ $# -gt 0 ]; do
   case $1 in
     --variants) variants=$2; shift 2 ;;
@@ -20,7 +22,8 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --lava) lava=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --lava-args) lava_args=$2; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "bench-train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -40,7 +43,8 @@ for v in $variants; do
   for t in $threads; do
     lt=(); lg=(); lp=(); lm=(); pt=(); pm=()
     for ((r = 0; r < rounds; r++)); do
-      out=$("$lava" bench train --attn "$v" --threads "$t" --steps "$steps" --format json -q | tail -1)
+      # shellcheck disable=SC2086  # lava_args is a list of options
+      out=$("$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
       lp+=("$(json_num peak_ratio <<<"$out")"); lm+=("$(json_num peak_rss_mb <<<"$out")")
       if [ $have_torch = 1 ]; then

@@ -75,9 +75,11 @@ template <class T> std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_pr
 
 // ---- attention output layers (ops_output.cpp) ----
 // out[r] = log_softmax(x W + b)[r, y_r] for x (..., H), W (H, V), b (V): fused and chunked over rows. `automatic`
-// keeps the (rows, V) exponentials for backward when they fit kernels::kKeepLogitsBytes, else recomputes each chunk's
-// logits in backward, so memory is O(rows + chunk·V) instead of O(rows·V) (see tensor/kernels_output.hpp).
+// keeps the (rows, V) exponentials for backward when they fit the logits cache (set_logits_cache_mb, default 64),
+// else recomputes each chunk's logits in backward, so memory is O(rows + chunk·V) instead of O(rows·V) (see
+// tensor/kernels_output.hpp). Both give the same bits; the cache trades memory for one GEMM of the largest shape.
 enum class OutputLogits { automatic, keep, recompute };
+void set_logits_cache_mb(int64_t mb);  // process-wide, like the thread count (`--logits-cache-mb`)
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y,
                                OutputLogits mode = OutputLogits::automatic);

@@ -1,11 +1,18 @@
 // Output-layer ops for attention models: the fused linear + log-softmax + pick (the enumerated output layer, one
 // row per (token, source position)), and the pairwise broadcast sum that builds those rows.
+#include <atomic>
 #include <cstring>
 
 #include "autodiff/ops.hpp"
 #include "tensor/kernels_output.hpp"
 
 namespace lava {
+
+namespace {
+std::atomic<int64_t> g_logits_cache_bytes{int64_t(64) << 20};
+}  // namespace
+
+void set_logits_cache_mb(int64_t mb) { g_logits_cache_bytes.store(mb << 20, std::memory_order_relaxed); }
 
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, OutputLogits mode) {
@@ -15,8 +22,8 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   const int64_t H = W.dim(0), V = W.dim(1), R = x.numel() / H;
   for (int64_t r = 0; r < R; ++r) LAVA_CHECK(y[r] >= 0 && y[r] < V, "label {} outside [0, {})", y[r], V);
   Var<T> out = tape.make_output(x.shape().without(-1), x, W, b);
-  const bool keep = out.needs_grad() && (mode == OutputLogits::automatic ? kernels::keep_output_logits(R, V, sizeof(T))
-                                                                           : mode == OutputLogits::keep);
+  const bool fits = R * V * int64_t(sizeof(T)) <= g_logits_cache_bytes.load(std::memory_order_relaxed);
+  const bool keep = out.needs_grad() && (mode == OutputLogits::automatic ? fits : mode == OutputLogits::keep);
   T* lse = tape.template scratch<T>(R);
   T* row_max = tape.template scratch<T>(R);
   T* logits = tape.template scratch<T>((keep ? R : std::min<int64_t>(R, kernels::kChunkRows)) * V);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "autodiff/ops.hpp"
 #include "core/check.hpp"
 #include "report/progress.hpp"
 
@@ -22,6 +23,9 @@ CommandLine::CommandLine(std::string command, std::string usage, std::string abo
       ("config", po::value<std::string>(), "read options from an ini-style FILE (key = value); the command line wins")  //
       ("seed", po::value<std::string>()->default_value("1"), "random seed (every random draw is a function of it)")     //
       ("threads", po::value<std::string>()->default_value("0"), "OpenMP threads (0 = all cores); results do not depend on it")  //
+      ("logits-cache-mb", po::value<std::string>()->default_value("64"),
+       "memory the fused output layer may keep for its backward pass instead of recomputing the logits (one GEMM); "
+       "results do not depend on it")  //
       ("format", po::value<std::string>()->default_value("table"), "output: table (people), json (one object per line), csv")  //
       ("quiet,q", po::bool_switch(), "no progress output on stderr");
 }
@@ -50,6 +54,7 @@ bool CommandLine::parse(int argc, char** argv) {
   const uint64_t seed = uint64_t(get_int("seed", 0, INT64_MAX));
   common_.seed = seed;
   common_.threads = int(get_int("threads", 0, 1024));
+  set_logits_cache_mb(get_int("logits-cache-mb", 0, int64_t(1) << 30));
   try {
     common_.format = parse_output_format(get_string("format"));
   } catch (const UsageError& e) {

@@ -9,6 +9,7 @@
 //     k = 0, 1, ... (vector over j);
 //   Â rows and B̂ columns contiguous in k (csa = rsb = 1): a dot product with 8 running sums (k mod 8), added in
 //     lane order, then the k tail;
+//   N = 1 with Â columns contiguous (rsa = 1, Âᵀ·x): acc[i] += Â(i,k)·B̂(k,0) for k = 0, 1, ... (vector over i);
 //   otherwise the plain triple loop.
 // Buffers: A, B, C as described by the view; acc: a (kBlockN) stack row.
 #include <algorithm>
@@ -42,7 +43,7 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
   constexpr int kBlockN = 256;
   const long work = long(v.M) * v.N * v.K;
   const bool k_contiguous = v.csa == 1 && v.rsb == 1;
-  if (v.csb == 1 && (v.K < 16 || !k_contiguous)) {
+  if (v.csb == 1 && (v.K < 16 || !k_contiguous) && !(v.N == 1 && v.rsa == 1)) {
 #pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
     for (int i = 0; i < v.M; ++i)
       for (int j0 = 0; j0 < v.N; j0 += kBlockN) {
@@ -60,6 +61,18 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
     for (int i = 0; i < v.M; ++i)
       for (int j = 0; j < v.N; ++j)
         store_c(v.C + i * v.ldc + j, dot_fixed_order(v.A + i * v.rsa, v.B + j * v.csb, v.K), v.alpha, v.beta);
+  } else if (v.N == 1 && v.rsa == 1) {
+#pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
+    for (int i0 = 0; i0 < v.M; i0 += kBlockN) {
+      const int mb = std::min(kBlockN, v.M - i0);
+      T acc[kBlockN] = {};
+      for (int k = 0; k < v.K; ++k) {
+        const T b = v.B[k * v.rsb];
+        const T* a = v.A + i0 + k * v.csa;
+        for (int i = 0; i < mb; ++i) acc[i] += a[i] * b;
+      }
+      for (int i = 0; i < mb; ++i) store_c(v.C + (i0 + i) * v.ldc, acc[i], v.alpha, v.beta);
+    }
   } else {
 #pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
     for (int i = 0; i < v.M; ++i)

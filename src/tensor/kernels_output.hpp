@@ -5,10 +5,10 @@
 // in the logits buffer; the backward pass needs the softmax p[r, v] = e[r, v] · exp(m_r − lse_r):
 //   dlogits[r, v] = dout[r] · (1[v = y_r] − p[r, v])
 //   dx += dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
-// When all R rows fit the caller's budget (keep = true; the soft-attention case, R = B·T) the logits buffer holds
-// every chunk and the backward pass reads e from it. Otherwise (the enumerated layer, R = B·T·S rows, where the
-// (R, V) logits would not fit) the buffer holds one chunk and the backward pass recomputes it: one extra GEMM
-// instead of R·V stored floats.
+// When all R rows fit the caller's budget (keep = true; by default the soft-attention case, R = B·T) the logits
+// buffer holds every chunk and the backward pass reads e from it. Otherwise (by default the enumerated layer,
+// R = B·T·S rows) the buffer holds one chunk and the backward pass recomputes its logits, bit for bit the same
+// GEMM, and e = exp(l − m_r) from the stored m_r: one extra GEMM instead of R·V stored floats, and the same bits.
 // Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
 //          logits: scratch (R, V) when keep, else (kChunkRows, V).
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
@@ -22,10 +22,6 @@
 namespace lava::kernels {
 
 constexpr int64_t kChunkRows = 256;
-// Keep the whole (R, V) buffer, and skip the backward recompute, up to this many bytes of logits.
-constexpr int64_t kKeepLogitsBytes = int64_t(64) << 20;
-
-inline bool keep_output_logits(int64_t R, int64_t V, int64_t elem_bytes) { return R * V * elem_bytes <= kKeepLogitsBytes; }
 
 template <class T>
 void output_chunk_logits(T* logits, const T* x, const T* W, const T* b, int64_t rows, int64_t H, int64_t V) {
@@ -69,12 +65,12 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* d
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r) {  // chunk -> dlogits in place: −g · p[r, v], then + g at the label
       T* l = chunk + r * V;
-      const T g = dout[r0 + r];
-      if (keep) {  // l holds e = exp(l − m): p = e · exp(m − lse)
-        const T scale = -g * std::exp(row_max[r0 + r] - lse[r0 + r]);
+      const T g = dout[r0 + r], m = row_max[r0 + r];
+      const T scale = -g * std::exp(m - lse[r0 + r]);  // p = e · exp(m − lse)
+      if (keep) {  // l holds e
         for (int64_t v = 0; v < V; ++v) l[v] *= scale;
-      } else {
-        vmath::scaled_exp_shifted(l, l, lse[r0 + r], -g, V);
+      } else {  // l holds the recomputed logits: the forward pass's e, then the same product
+        vmath::scaled_exp_shifted(l, l, m, scale, V);
       }
       l[y[r0 + r]] += g;
     }
