@@ -88,10 +88,12 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
 
   Var<T> c = a.tape->make_output(out, a, b);
   const int64_t sa_n = int64_t(d.M) * d.K, sb_n = int64_t(d.K) * d.N, sc_n = int64_t(d.M) * d.N;
-  // Many small products: one per thread. A large product: gemm splits it itself.
+  // Many small products: one per thread. A large product: gemm splits it itself. Fewer than 2^20 multiply-adds in
+  // all run on one thread: a fork/join costs 10-20 µs when the other thread sleeps (OMP_WAIT_POLICY=passive), more
+  // than such a batch takes (the attention products of one decoder step, 32 × 1×20×256, were 1,900 regions a step).
   const int64_t flops_per_product = int64_t(d.M) * d.N * d.K;
   const bool parallel_batches =
-      batched && batch > 1 && flops_per_product < (1 << 18) && batch * flops_per_product >= kParallelMin;
+      batched && batch > 1 && flops_per_product < (1 << 18) && batch * flops_per_product >= (int64_t(1) << 20);
   for_each_product(batch, parallel_batches,
                    [&](int64_t t) { product_forward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.val() + t * sc_n); });
   if (c.needs_grad())

@@ -25,6 +25,16 @@ inline void store_c(T* c, T s, T alpha, T beta) {
   *c = beta == T(0) ? alpha * s : beta * *c + alpha * s;
 }
 
+// c[j] = beta·c[j] + alpha·s[j] for j < n, the beta test outside the loop so that the loop vectorises.
+template <class T>
+inline void store_c_row(T* c, const T* s, int n, T alpha, T beta) {
+  if (beta == T(0)) {
+    for (int j = 0; j < n; ++j) c[j] = alpha * s[j];
+  } else {
+    for (int j = 0; j < n; ++j) c[j] = beta * c[j] + alpha * s[j];
+  }
+}
+
 template <class T>
 T dot_fixed_order(const T* a, const T* b, int K) {
   constexpr int kSums = 8;
@@ -54,7 +64,7 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
           const T* b = v.B + k * v.rsb + j0;
           for (int j = 0; j < nb; ++j) acc[j] += a * b[j];
         }
-        for (int j = 0; j < nb; ++j) store_c(v.C + i * v.ldc + j0 + j, acc[j], v.alpha, v.beta);
+        store_c_row(v.C + i * v.ldc + j0, acc, nb, v.alpha, v.beta);
       }
   } else if (k_contiguous) {
 #pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
