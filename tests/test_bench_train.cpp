@@ -44,3 +44,19 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
   }
   CHECK(run_lava("bench train --attn nonsense").code == 2);
 }
+
+TEST_CASE("bench train: --logits-cache-mb changes memory and time, never the numbers") {
+  // Cache 0 recomputes every output-layer chunk in the backward pass; 64 MB keeps the exponentials. The objective
+  // after three Adam steps depends on every gradient, and must agree to the last printed digit.
+  const std::string args =
+      "bench train --attn soft --format json -q --emb-size 8 --hidden-size 8 --attn-size 8 --inf-hidden 8 "
+      "--vocab 300 --batch-size 4 --src-len 5 --tgt-len 70 --steps 3 --warmup 0 --logits-cache-mb ";
+  const CliResult kept = run_lava(args + "64"), recomputed = run_lava(args + "0");
+  REQUIRE(kept.code == 0);
+  REQUIRE(recomputed.code == 0);
+  CHECK(parse_json(kept.out, "stdout").at("objective_per_token").number() ==
+        parse_json(recomputed.out, "stdout").at("objective_per_token").number());
+  const CliResult bad = run_lava("bench train --logits-cache-mb -1");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--logits-cache-mb") != std::string::npos);
+}
