@@ -1,7 +1,6 @@
 #include "tensor/kernels_mixture.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,32 +9,9 @@
 #include "core/check.hpp"
 #include "gemm/gemm.hpp"
 #include "tensor/parallel.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace lava {
-
-namespace {
-
-// e^x for x ≤ 0 without a libm call or a floating-point compare, so that loops over it vectorise (GCC does not
-// if-convert compares under the default -ftrapping-math): x = n ln2 + r (Cody-Waite, |r| ≤ ln2/2, n rounded by the
-// 1.5·2^23 trick), e^r by Cephes' degree-6 expf polynomial (relative error about 1e-7), 2^n from the exponent bits.
-// Arguments below −87.3 are clamped there (by an unsigned compare of the bits, monotone for negative floats), so
-// the result is then about 1e-38 instead of smaller: callers treat sums that small as lost (see kTiny).
-inline float exp_nonpositive(float x) {
-  constexpr uint32_t kFloorBits = std::bit_cast<uint32_t>(-87.3f);
-  const float xc = std::bit_cast<float>(std::min(std::bit_cast<uint32_t>(x), kFloorBits));
-  const float n = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;
-  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * (r * r) + r + 1.f;
-  return y * std::bit_cast<float>((int32_t(n) + 127) << 23);
-}
-
-}  // namespace
 
 void mixture_log_softmax(float* out, float* logits, const float* o, const float* logw, const int64_t* row_begin,
                          const int32_t* hyps, int64_t nh, const float* W, const float* b, int64_t Hd, int64_t V,
@@ -58,8 +34,7 @@ void mixture_log_softmax(float* out, float* logits, const float* o, const float*
         l[v] += b[v];
         m = std::max(m, l[v]);
       }
-#pragma omp simd reduction(+ : z)
-      for (int64_t v = 0; v < V; ++v) z += exp_nonpositive(l[v] - m);
+      z = vmath::sum_exp_shifted<float>(nullptr, l, m, V);
       row_max[size_t(r)] = m;
       row_w[size_t(r)] = float(std::exp(double(logw[r0 + r])) / z);
       shift[size_t(r)] = logw[r0 + r] - (m + std::log(z));
@@ -75,12 +50,10 @@ void mixture_log_softmax(float* out, float* logits, const float* o, const float*
         for (int64_t v = 0; v < n; ++v) y[v] = shift[size_t(a)] + logits[a * V + v0 + v];
         continue;
       }
-      float acc[kBlock] = {};
-      for (int64_t r = a; r < e; ++r) {
-        const float* l = logits + r * V + v0;
-        const float w = row_w[size_t(r)], m = row_max[size_t(r)];
-#pragma omp simd
-        for (int64_t v = 0; v < n; ++v) acc[v] += w * exp_nonpositive(l[v] - m);
+      float acc[kBlock] = {}, term[kBlock];
+      for (int64_t r = a; r < e; ++r) {  // acc += w_r · e^{l_rv − m_r}
+        vmath::scaled_exp_shifted(term, logits + r * V + v0, row_max[size_t(r)], row_w[size_t(r)], n);
+        for (int64_t v = 0; v < n; ++v) acc[v] += term[v];
       }
       for (int64_t v = 0; v < n; ++v) {
         if (acc[v] >= kTiny) {
