@@ -38,10 +38,16 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
       "--vocab 40 --batch-size 2 --src-len 3 --tgt-len 3 --steps 1 --warmup 0");
   REQUIRE(r.code == 0);
   const JsonValue row = parse_json(r.out, "stdout");
-  for (const char* key : {"tokens_per_s", "gflops", "peak_ratio", "peak_rss_mb", "threads"}) {
+  for (const char* key : {"tokens_per_s", "gflops", "peak_ratio", "peak_rss_mb", "threads", "output_gflop_per_step",
+                          "output_gflops", "output_peak_ratio", "output_step_share"}) {
     CAPTURE(key);
     CHECK(row.at(key).number() > 0);
   }
+  // The enumerated output layer of this tiny model keeps its logits (far under the cache), so a step is three GEMMs
+  // of R = B·T·S = 2·3·3 rows, V = 40 words and hidden size 8: forward logits, dx and dW.
+  CHECK(row.at("output_gflop_per_step").number() == doctest::Approx(3 * 2.0 * (2 * 3 * 3) * 40 * 8 * 1e-9));
+  CHECK(row.at("output_gflop_per_step").number() < row.at("gflop_per_step").number());
+  CHECK(row.at("output_step_share").number() <= 1.0);
   CHECK(run_lava("bench train --attn nonsense").code == 2);
 }
 

@@ -2,7 +2,8 @@
 # `make bench`: LAVA against PyTorch on the same training step, measured in the same run.
 # For each variant and thread count, runs `lava bench train` and tools/bench-torch.py alternately (ROUNDS rounds,
 # the median of the per-round medians), and prints a markdown table: tokens/s, peak memory and their ratios, and
-# LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process. PyTorch is optional: without it the
+# LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the whole step and for the output
+# layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional: without it the
 # PyTorch columns say n/a.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
@@ -37,16 +38,17 @@ json_num() { grep -o "\"$1\": *[-0-9.eE+]*" | head -1 | sed 's/.*: *//'; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | LAVA GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
-    lt=(); lg=(); lp=(); lm=(); pt=(); pm=()
+    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=()
     for ((r = 0; r < rounds; r++)); do
       # shellcheck disable=SC2086  # lava_args is a list of options
       out=$("$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
       lp+=("$(json_num peak_ratio <<<"$out")"); lm+=("$(json_num peak_rss_mb <<<"$out")")
+      og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
       if [ $have_torch = 1 ]; then
         out=$(/usr/bin/python3 "$here/tools/bench-torch.py" --attn "$v" --threads "$t" --steps "$steps")
         pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
@@ -54,12 +56,13 @@ for v in $variants; do
     done
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
+    OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
     else
       T=""; TM=""
     fi
-    printf "| %s | %s | %.0f | %s | %s | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" "$(ratio "$L" "$T")" \
-      "$G" "$P" "$LM" "${TM:-n/a}" "$(ratio "$LM" "$TM")"
+    printf "| %s | %s | %.0f | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
+      "$(ratio "$L" "$T")" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$(ratio "$LM" "$TM")"
   done
 done

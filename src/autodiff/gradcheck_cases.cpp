@@ -151,6 +151,10 @@ void add_output(std::vector<GradCase>& cs) {
         [many, mode](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data(), mode); },
         fmt::format(" 300 rows (2 chunks, logits {})", what)));
   cs.push_back(one_output("pair_add", {{2, 3, 4}, {2, 5, 4}}, [](const Vs& x) { return pair_add(x[0], x[1]); }));
+  cs.push_back(one_output("mlp_attention_scores", {{2, 3, 11}, {2, 5, 11}, {11, 1}},
+                          [](const Vs& x) { return mlp_attention_scores(x[0], x[1], x[2]); }));
+  cs.push_back(one_output("mlp_attention_scores", {{3, 1, 20}, {3, 4, 20}, {20}},
+                          [](const Vs& x) { return mlp_attention_scores(x[0], x[1], x[2]); }, " one query"));
 }
 }  // namespace
 

@@ -83,8 +83,19 @@ void set_logits_cache_mb(int64_t mb);  // process-wide, like the thread count (`
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y,
                                OutputLogits mode = OutputLogits::automatic);
+// Wall time and GEMM work (2·M·N·K) spent in linear_log_softmax_pick, forward and backward, since the process
+// started: `lava bench train` reports the output layer's own GFLOP/s from the change over its timed steps.
+struct OpWork {
+  double seconds = 0, flops = 0;
+};
+OpWork output_layer_work();
 // y[b, t, s, :] = a[b, t, :] + u[b, s, :] for a (B, T, H), u (B, S, H): every (query, source position) pair.
 template <class T> Var<T> pair_add(Var<T> a, Var<T> u);
+
+// ---- fused additive attention scorer (ops_attention_score.cpp) ----
+// s[b, t, i] = Σ_a v[a] · tanh(q[b, t, a] + k[b, i, a]) for q (B, T, A), k (B, S, A), v (A elements): the scores
+// of pair_add → tanh → matmul(·, v) in one pass, without storing the pairwise sum (tensor/kernels_attention_score.hpp).
+template <class T> Var<T> mlp_attention_scores(Var<T> q, Var<T> k, Var<T> v);
 
 // Convenience spellings.
 template <class T> Var<T> operator+(Var<T> a, Var<T> b) { return add(a, b); }

@@ -1,9 +1,11 @@
 // Output-layer ops for attention models: the fused linear + log-softmax + pick (the enumerated output layer, one
 // row per (token, source position)), and the pairwise broadcast sum that builds those rows.
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "autodiff/ops.hpp"
+#include "gemm/gemm.hpp"
 #include "tensor/kernels_output.hpp"
 
 namespace lava {
@@ -14,10 +16,33 @@ std::atomic<int64_t> g_logits_cache_bytes{int64_t(64) << 20};
 
 void set_logits_cache_mb(int64_t mb) { g_logits_cache_bytes.store(mb << 20, std::memory_order_relaxed); }
 
+namespace {
+std::atomic<uint64_t> g_output_ns{0}, g_output_flops{0};
+
+// Adds the wall time and the GEMM work of its scope to the output-layer totals. The op's GEMMs are called from
+// the thread that runs the tape (never from inside a parallel region), so the change in gemm_flop_count() over
+// the scope is this op's work alone.
+struct OutputLayerMeter {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  unsigned long long flops0 = gemm_flop_count();
+  ~OutputLayerMeter() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+    g_output_ns.fetch_add(uint64_t(ns.count()), std::memory_order_relaxed);
+    g_output_flops.fetch_add(gemm_flop_count() - flops0, std::memory_order_relaxed);
+  }
+};
+}  // namespace
+
+OpWork output_layer_work() {
+  return {1e-9 * double(g_output_ns.load(std::memory_order_relaxed)),
+          double(g_output_flops.load(std::memory_order_relaxed))};
+}
+
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, OutputLogits mode) {
   LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.shape().last() == W.dim(0),
              "linear_log_softmax_pick: x {} W {} b {}", x.shape().str(), W.shape().str(), b.shape().str());
+  const OutputLayerMeter meter;
   Tape<T>& tape = *x.tape;
   const int64_t H = W.dim(0), V = W.dim(1), R = x.numel() / H;
   for (int64_t r = 0; r < R; ++r) LAVA_CHECK(y[r] >= 0 && y[r] < V, "label {} outside [0, {})", y[r], V);
@@ -33,6 +58,7 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
                                            V, keep);
   if (out.needs_grad())
     tape.on_backward([x, W, b, out, lse, row_max, logits, labels, R, H, V, keep] {
+      const OutputLayerMeter meter;
       kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, out.grad(), lse, row_max,
                                                 x.val(), W.val(), b.val(), labels, R, H, V, keep);
     });

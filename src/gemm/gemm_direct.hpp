@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "gemm/gemm_view.hpp"
+#include "tensor/vec_math.hpp"
 
 namespace lava::gemm_detail {
 
@@ -33,19 +34,6 @@ inline void store_c_row(T* c, const T* s, int n, T alpha, T beta) {
   } else {
     for (int j = 0; j < n; ++j) c[j] = beta * c[j] + alpha * s[j];
   }
-}
-
-template <class T>
-T dot_fixed_order(const T* a, const T* b, int K) {
-  constexpr int kSums = 8;
-  T sums[kSums] = {};
-  int k = 0;
-  for (; k + kSums <= K; k += kSums)
-    for (int l = 0; l < kSums; ++l) sums[l] += a[k + l] * b[k + l];
-  T s = T(0);
-  for (int l = 0; l < kSums; ++l) s += sums[l];
-  for (; k < K; ++k) s += a[k] * b[k];
-  return s;
 }
 
 template <class T>
@@ -70,7 +58,7 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
 #pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
     for (int i = 0; i < v.M; ++i)
       for (int j = 0; j < v.N; ++j)
-        store_c(v.C + i * v.ldc + j, dot_fixed_order(v.A + i * v.rsa, v.B + j * v.csb, v.K), v.alpha, v.beta);
+        store_c(v.C + i * v.ldc + j, vmath::dot_fixed_order(v.A + i * v.rsa, v.B + j * v.csb, v.K), v.alpha, v.beta);
   } else if (v.N == 1 && v.rsa == 1) {
 #pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
     for (int i0 = 0; i0 < v.M; i0 += kBlockN) {

@@ -176,7 +176,7 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
     Var<float> scores;
     if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
       Var<float> q = reshape(matmul(out.top, c.p(score_q_)), Shape{B, K, cfg_.attn_size});
-      scores = reshape(matmul(tanh(pair_add(q, enc.keys)), c.p(score_v_)), Shape{N, S});
+      scores = reshape(mlp_attention_scores(q, enc.keys, c.p(score_v_)), Shape{N, S});
     } else {  // general: (h W)ᵀ x_i;  dot: hᵀ x_i
       Var<float> q = cfg_.score == "general" ? matmul(out.top, c.p(score_q_)) : out.top;
       scores = reshape(matmul(reshape(q, Shape{B, K, H}), enc.memory, false, true), Shape{N, S});

@@ -112,7 +112,7 @@ Var<float> SeqVae::attention_context(Ctx& c, const Batch& batch, Var<float> h, V
   if (cfg_.score == "additive") {  // vᵀ tanh(W_q h_t + W_k m_i), every (t, i) pair at once
     Var<float> q = matmul(h, c.p(score_q_));       // (B, T, A)
     Var<float> k = matmul(memory, c.p(score_k_));  // (B, S, A)
-    scores = reshape(matmul(tanh(pair_add(q, k)), c.p(score_v_)), Shape{B, T, S});
+    scores = mlp_attention_scores(q, k, c.p(score_v_));
   } else {  // h_tᵀ W m_i
     scores = matmul(matmul(h, c.p(score_q_)), memory, false, true);
   }

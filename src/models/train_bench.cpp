@@ -56,8 +56,10 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   Tape<float> tape;
   std::vector<double> seconds;
   double flops = 0, objective = 0;
+  OpWork output_before;
   for (int step = 0; step < o.warmup + o.steps; ++step) {
     const unsigned long long flops_before = gemm_flop_count();
+    if (step == o.warmup) output_before = output_layer_work();
     const auto t0 = std::chrono::steady_clock::now();
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("train")).child(uint64_t(step)), 0.f};
@@ -81,6 +83,11 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   r.tokens_per_s = double(batch.target_tokens()) / r.step_seconds;
   r.gflop_per_step = flops * 1e-9;
   r.gflops = r.gflop_per_step / r.step_seconds;
+  const OpWork output_after = output_layer_work();
+  const double output_seconds = output_after.seconds - output_before.seconds;
+  r.output_gflop_per_step = 1e-9 * (output_after.flops - output_before.flops) / double(o.steps);
+  r.output_step_share = output_seconds / (double(o.steps) * r.step_seconds);
+  r.output_gflops = output_seconds > 0 ? 1e-9 * (output_after.flops - output_before.flops) / output_seconds : 0;
   r.peak_rss_mb = peak_rss_mb();
   r.objective_per_token = objective;
   return r;

@@ -24,6 +24,12 @@ struct TrainBenchResult {
   double tokens_per_s = 0;         // B · tgt_len / step_seconds
   double gflop_per_step = 0;       // GEMM work of one step (2·M·N·K summed; nearly all of a step's arithmetic)
   double gflops = 0;               // gflop_per_step / step_seconds
+  // The output layer alone (linear_log_softmax_pick forward and backward; the enumerated layer of marginal and
+  // var-enum), over all timed steps: its GEMM work per step, its GFLOP/s while it runs (GEMM work over its whole
+  // wall time, exp and log-sum-exp included) and its share of the step time (total over total, not a median).
+  double output_gflop_per_step = 0;
+  double output_gflops = 0;
+  double output_step_share = 0;
   double peak_rss_mb = 0;          // the process's peak resident memory (getrusage), MiB
   double objective_per_token = 0;  // of the last step, to show the step computed something finite
 };

@@ -173,4 +173,19 @@ void scaled_exp_shifted(T* y, const T* x, T m, T scale, int64_t n) {
   }
 }
 
+// Σ_i a[i]·b[i] with 8 running sums (i mod 8) added in lane order, then the tail: a fixed order for a given n
+// (GCC vectorises the 8 sums without reassociating anything).
+template <class T>
+T dot_fixed_order(const T* a, const T* b, int64_t n) {
+  constexpr int64_t kSums = 8;
+  T sums[kSums] = {};
+  int64_t i = 0;
+  for (; i + kSums <= n; i += kSums)
+    for (int64_t l = 0; l < kSums; ++l) sums[l] += a[i + l] * b[i + l];
+  T s = T(0);
+  for (int64_t l = 0; l < kSums; ++l) s += sums[l];
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
 }  // namespace lava::vmath
