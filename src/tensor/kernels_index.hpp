@@ -1,5 +1,6 @@
 #pragma once
 // Gather / scatter kernels.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -64,17 +65,25 @@ void copy_axis_block(T* dst, int64_t n_dst, int64_t dst_off, const T* src, int64
 }
 
 // y[b, j, i] = x[b, i, j]      x: (batch, rows, cols), y: (batch, cols, rows); backward is the same map, accumulated
+// In 32×32 tiles (a tile's 32 source rows and 32 destination rows stay in L1), split over (b, tile row).
 template <class T, bool accumulate>
 void transpose_last2(T* y, const T* x, int64_t batch, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  const int64_t row_tiles = (rows + kTile - 1) / kTile;
 #pragma omp parallel for schedule(static) if (batch * rows * cols >= kParallelMin)
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) {
-        T v = x[(b * rows + i) * cols + j];
-        T& out = y[(b * cols + j) * rows + i];
-        if constexpr (accumulate) out += v;
-        else out = v;
-      }
+  for (int64_t bt = 0; bt < batch * row_tiles; ++bt) {
+    const int64_t b = bt / row_tiles, i0 = bt % row_tiles * kTile, i1 = std::min(rows, i0 + kTile);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t i = i0; i < i1; ++i) {
+          const T v = x[(b * rows + i) * cols + j];
+          T& out = y[(b * cols + j) * rows + i];
+          if constexpr (accumulate) out += v;
+          else out = v;
+        }
+    }
+  }
 }
 
 }  // namespace lava::kernels

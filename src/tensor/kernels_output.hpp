@@ -10,12 +10,13 @@
 // R = B·T·S rows) the buffer holds one chunk and the backward pass recomputes its logits, bit for bit the same
 // GEMM, and e = exp(l − m_r) from the stored m_r: one extra GEMM instead of R·V stored floats, and the same bits.
 // Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
-//          logits: scratch (R, V) when keep, else (kChunkRows, V).
+//          logits: scratch (R, V) when keep, else (kChunkRows, V);  W_t: scratch (V, H), Wᵀ for dx.
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
 #include <cmath>
 #include <cstdint>
 
 #include "gemm/gemm.hpp"
+#include "tensor/kernels_index.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
@@ -23,20 +24,20 @@ namespace lava::kernels {
 
 constexpr int64_t kChunkRows = 256;
 
+// logits = x W for one chunk of rows (the bias is added row by row by the caller, while the row is in cache).
 template <class T>
-void output_chunk_logits(T* logits, const T* x, const T* W, const T* b, int64_t rows, int64_t H, int64_t V) {
+void output_chunk_logits(T* logits, const T* x, const T* W, int64_t rows, int64_t H, int64_t V) {
   gemm<T>(false, false, int(rows), int(V), int(H), T(1), x, int(H), W, int(V), T(0), logits, int(V));
-#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t v = 0; v < V; ++v) logits[r * V + v] += b[v];
 }
 
-// e[v] = exp(l[v] − m) in place over one row of V logits; returns (m, lse) and the label's log-probability.
+// One row of V logits: l += b, then m = max l, lse = m + log Σ exp(l − m); returns the label's log-probability.
+// When keep_e, leaves e[v] = exp(l[v] − m) in l for the backward pass (else l keeps the logits).
 template <class T>
-inline T row_log_softmax_pick(T* l, int64_t V, int32_t y, T& m, T& lse) {
+inline T row_log_softmax_pick(T* l, const T* b, int64_t V, int32_t y, T& m, T& lse, bool keep_e) {
+  for (int64_t v = 0; v < V; ++v) l[v] += b[v];
   m = vmath::max_array(l, V);
   const T picked = l[y];
-  lse = m + std::log(vmath::sum_exp_shifted(l, l, m, V));
+  lse = m + std::log(vmath::sum_exp_shifted(keep_e ? l : nullptr, l, m, V));
   return picked - lse;
 }
 
@@ -46,22 +47,40 @@ void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, cons
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
     T* chunk = keep ? logits + r0 * V : logits;
-    output_chunk_logits(chunk, x + r0 * H, W, b, rows, H, V);
+    output_chunk_logits(chunk, x + r0 * H, W, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r)
-      out[r0 + r] = row_log_softmax_pick(chunk + r * V, V, y[r0 + r], row_max[r0 + r], lse[r0 + r]);
+      out[r0 + r] = row_log_softmax_pick(chunk + r * V, b, V, y[r0 + r], row_max[r0 + r], lse[r0 + r], keep);
   }
 }
 
-// dx, dW, db may each be null (that input needs no gradient).
+// db[v] += Σ_r d[r, v] over one chunk (r in increasing order for every v), a block of v at a time so that the rows
+// are read contiguously and the sums vectorise.   d: (rows, V), db: (V)
 template <class T>
-void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* dout, const T* lse, const T* row_max,
-                                      const T* x, const T* W, const T* b, const int32_t* y, int64_t R, int64_t H,
-                                      int64_t V, bool keep) {
+void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
+  constexpr int64_t kBlock = 512;
+#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
+  for (int64_t v0 = 0; v0 < V; v0 += kBlock) {
+    const int64_t n = V - v0 < kBlock ? V - v0 : kBlock;
+    T acc[kBlock] = {};
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) acc[j] += d[r * V + v0 + j];
+    for (int64_t j = 0; j < n; ++j) db[v0 + j] += acc[j];
+  }
+}
+
+// dx, dW, db may each be null (that input needs no gradient); dx needs W_t, scratch (V, H) for Wᵀ.
+// dx += dlogits Wᵀ reads Wᵀ transposed once per call: as an NT product every chunk's GEMM would transpose all of W
+// again while packing it (W is the large operand, and a transposing pack is several times slower than a copy).
+template <class T>
+void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, T* W_t, const T* dout, const T* lse,
+                                      const T* row_max, const T* x, const T* W, const T* b, const int32_t* y,
+                                      int64_t R, int64_t H, int64_t V, bool keep) {
+  if (dx) transpose_last2<T, false>(W_t, W, 1, H, V);
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
     T* chunk = keep ? logits + r0 * V : logits;
-    if (!keep) output_chunk_logits(chunk, x + r0 * H, W, b, rows, H, V);
+    if (!keep) output_chunk_logits(chunk, x + r0 * H, W, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r) {  // chunk -> dlogits in place: −g · p[r, v], then + g at the label
       T* l = chunk + r * V;
@@ -69,21 +88,15 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const T* d
       const T scale = -g * std::exp(m - lse[r0 + r]);  // p = e · exp(m − lse)
       if (keep) {  // l holds e
         for (int64_t v = 0; v < V; ++v) l[v] *= scale;
-      } else {  // l holds the recomputed logits: the forward pass's e, then the same product
+      } else {  // l holds the recomputed x W: the forward pass's logits and e, then the same product
+        for (int64_t v = 0; v < V; ++v) l[v] += b[v];
         vmath::scaled_exp_shifted(l, l, m, scale, V);
       }
       l[y[r0 + r]] += g;
     }
-    if (dx) gemm<T>(false, true, int(rows), int(H), int(V), T(1), chunk, int(V), W, int(V), T(1), dx + r0 * H, int(H));
+    if (dx) gemm<T>(false, false, int(rows), int(H), int(V), T(1), chunk, int(V), W_t, int(H), T(1), dx + r0 * H, int(H));
     if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
-    if (db) {
-#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-      for (int64_t v = 0; v < V; ++v) {
-        T acc = T(0);
-        for (int64_t r = 0; r < rows; ++r) acc += chunk[r * V + v];
-        db[v] += acc;
-      }
-    }
+    if (db) add_column_sums(db, chunk, rows, V);
   }
 }
 
