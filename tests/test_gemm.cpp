@@ -257,14 +257,20 @@ struct Emu16 {
 
 using EmuKernel12x32 = lava::gemm_detail::SimdKernel<Emu16, 12, 2>;
 
-enum class Nest { split_n, split_m };
+enum class Nest { split_n, split_m, split_n_prepacked };
 
 std::vector<float> run_emulated(const Problem<float>& p, float alpha, float beta, const std::vector<float>& c0,
                                 Nest nest, const lava::gemm_detail::PackedBlocking& bl, bool parallel) {
   std::vector<float> c = c0;
-  const auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(),
-                                              p.ldb, beta, c.data(), p.ldc);
-  if (nest == Nest::split_n) {
+  auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb,
+                                        beta, c.data(), p.ldc);
+  std::vector<float> packed;
+  if (nest == Nest::split_n_prepacked) {  // B̂ packed once, then read by the same nest
+    packed.assign(std::size_t(p.K) * ((p.N + 31) / 32 * 32), std::numeric_limits<float>::quiet_NaN());
+    lava::gemm_detail::pack_b_whole<EmuKernel12x32>(v, bl, packed.data(), parallel);
+    v.packed_b = packed.data();
+  }
+  if (nest != Nest::split_m) {
     lava::gemm_detail::gemm_split_n<EmuKernel12x32>(v, bl, parallel);
   } else {
     lava::gemm_detail::gemm_split_m<EmuKernel12x32>(v, bl, parallel);
@@ -292,7 +298,8 @@ TEST_CASE("gemm: the generic float path (CPUs without AVX2) matches naive") {
 
 TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny blocks, bit-identical") {
   // Tiny blocks so that every loop of both nests runs several times: kc ≤ 16, Â blocks of 2 panels, B̂ blocks of
-  // 2 strips; strip-major (few_a_panels = 8) and panel-major (few_a_panels = 0) orders of split_n.
+  // 2 strips; strip-major (few_a_panels = 8) and panel-major (few_a_panels = 0) orders of split_n, each also with
+  // B̂ packed once beforehand (pack_b_whole, several k blocks and strip groups).
   using lava::gemm_detail::PackedBlocking;
   const PackedBlocking panel_major{16, 24, 64, 0, 2}, strip_major{16, 24, 64, 8, 2};
   const int ms[] = {1, 13, 28}, ns[] = {1, 33, 65}, ks[] = {5, 40};
@@ -311,14 +318,40 @@ TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny bloc
           INFO("M=" << M << " N=" << N << " K=" << K << " trans=" << t);
           const auto ref = run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, false);
           CHECK(count_mismatches(p, alpha, beta, c0, ref) == 0);
-          const std::vector<float> others[] = {run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, true),
-                                               run_emulated(p, alpha, beta, c0, Nest::split_n, strip_major, true),
-                                               run_emulated(p, alpha, beta, c0, Nest::split_m, panel_major, true)};
+          const std::vector<float> others[] = {
+              run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, true),
+              run_emulated(p, alpha, beta, c0, Nest::split_n, strip_major, true),
+              run_emulated(p, alpha, beta, c0, Nest::split_m, panel_major, true),
+              run_emulated(p, alpha, beta, c0, Nest::split_n_prepacked, panel_major, false),
+              run_emulated(p, alpha, beta, c0, Nest::split_n_prepacked, strip_major, true)};
           for (const auto& c : others) CHECK(std::memcmp(c.data(), ref.data(), c.size() * sizeof(float)) == 0);
           ++cases;
         }
   omp_set_num_threads(saved);
   CHECK(cases == 3 * 3 * 2 * 4);
+}
+
+TEST_CASE_TEMPLATE("gemm with a PackedB: the same bits as the plain call, 1 and 2 threads", T, float, double) {
+  // Shapes with several k blocks (K > 384), ragged strips, the strip-major nest (M = 32), and the direct path (M = 1).
+  const std::vector<std::array<int, 3>> shapes = {{32, 1024, 256}, {97, 61, 800}, {300, 37, 45}, {1, 50, 70}};
+  TestRng rng{7};
+  const int saved = omp_get_max_threads();
+  for (const auto& s : shapes)
+    for (int t = 0; t < 4; ++t) {
+      Problem<T> p(t & 1, t & 2, s[0], s[1], s[2], 2, rng);
+      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " trans=" << t);
+      std::vector<T> storage(std::size_t(lava::gemm_packed_b_size<T>(p.K, p.N)));
+      const lava::PackedB<T> b{p.tb, p.K, p.N, p.B.data(), p.ldb, storage.data()};
+      for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        lava::gemm_pack_b(b);
+        std::vector<T> got = p.C;
+        lava::gemm<T>(p.ta, p.M, T(0.5), p.A.data(), p.lda, b, T(-2), got.data(), p.ldc);
+        const auto want = p.run(T(0.5), T(-2), p.C);
+        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0);
+      }
+    }
+  omp_set_num_threads(saved);
 }
 
 TEST_CASE("gemm: leading dimensions smaller than the matrix are rejected") {

@@ -26,7 +26,7 @@ TEST_CASE("gradcheck: every op at every catalogued shape") {
                          "lgamma", "digamma", "square", "sum", "mean", "sum_all", "mean_all", "softmax", "log_softmax",
                          "logsumexp", "matmul", "embedding", "pick", "masked_fill", "reshape", "slice", "concat",
                          "transpose", "dropout", "lstm_cell", "linear_log_softmax_pick", "pair_add",
-                         "mlp_attention_scores"})
+                         "mlp_attention_scores", "matmul_packed_weight"})
     CHECK_MESSAGE(ops.count(op) == 1, "no gradient check for ", op);
 }
 

@@ -92,6 +92,15 @@ void add_matmul(std::vector<GradCase>& cs) {
       cs.push_back(one_output("matmul", {sa, sb}, [ta, tb](const Vs& x) { return matmul(x[0], x[1], ta, tb); },
                               note));
     }
+  // A packed weight (pack_weight): rows through the packed kernel, a 3-d x, and one row (the direct path).
+  for (const auto& [sx, sw] : {std::pair{Shape{7, 6}, Shape{6, 13}}, {Shape{2, 3, 5}, Shape{5, 4}},
+                               {Shape{1, 9}, Shape{9, 3}}})
+    cs.push_back(one_output("matmul_packed_weight", {sx, sw},
+                            [](const Vs& x) { return matmul(x[0], pack_weight(x[1])); }));
+  cs.push_back(one_output("matmul_packed_weight", {{3, 5}, {5, 4}, {2, 5}}, [](const Vs& x) {
+    const PackedWeight<double> w = pack_weight(x[1]);  // two products: dW stacks both row blocks
+    return concat({matmul(x[0], w), matmul(x[2], w)}, 0);
+  }, " two products"));
   cs.push_back(one_output("matmul", {{2, 3, 4}, {4, 5}}, [](const Vs& x) { return matmul(x[0], x[1]); }, " folded"));
   for (int t = 0; t < 4; ++t) {
     const bool ta = t & 1, tb = t & 2;

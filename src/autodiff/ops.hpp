@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "autodiff/tape.hpp"
+#include "gemm/gemm.hpp"
 #include "core/rng.hpp"
 
 namespace lava {
@@ -48,6 +49,20 @@ template <class T> Var<T> logsumexp(Var<T> x, int axis);  // the axis removed
 // a: (..., M, K) or, with trans_a, (K, M) (rank 2 only); b: (K, N) or, with trans_b, (N, K).
 // If b has rank 3, a must have rank 3 with the same leading batch: a batched product (Bt, M, N).
 template <class T> Var<T> matmul(Var<T> a, Var<T> b, bool trans_a = false, bool trans_b = false);
+// A weight W (in, out) read by many products in one pass, packed once for the GEMM kernel (ops_matmul_packed.cpp):
+// w = pack_weight(W) once, then matmul(x, w) at every step. The packed copies live in the tape's scratch (the
+// pass's lifetime); Wᵀ is packed for the backward pass only when gradients are on. y and dx have the bits of
+// matmul(x, W); dW is one GEMM over the rows of all the products (StackedWeightGrad), not one per product.
+template <class T>
+struct StackedWeightGrad;
+template <class T>
+struct PackedWeight {
+  Var<T> W;
+  PackedB<T> fwd, bwd;                     // W for y = x W;  Wᵀ for dx = dy Wᵀ
+  StackedWeightGrad<T>* grad = nullptr;    // tape scratch, shared by every product made with this weight
+};
+template <class T> PackedWeight<T> pack_weight(Var<T> W);
+template <class T> Var<T> matmul(Var<T> x, const PackedWeight<T>& w);
 
 // ---- indexing (ops_index.cpp); index arrays are copied onto the tape ----
 // rows of table (V, E) at ids (any shape `ids_shape`) -> ids_shape + (E); backward scatter-adds.

@@ -52,16 +52,20 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   T* lse = tape.template scratch<T>(R);
   T* row_max = tape.template scratch<T>(R);
   T* logits = tape.template scratch<T>((keep ? R : std::min<int64_t>(R, kernels::kChunkRows)) * V);
-  T* W_t = x.needs_grad() ? tape.template scratch<T>(H * V) : nullptr;
+  const int h = int(H), v = int(V);
+  const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
+  gemm_pack_b(W_packed);
+  const PackedB<T> W_t{true, v, h, W.val(), v,
+                       x.needs_grad() ? tape.template scratch<T>(gemm_packed_b_size<T>(v, h)) : nullptr};
   int32_t* labels = tape.template scratch<int32_t>(R);
   std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
-  kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W.val(), b.val(), labels, R, H,
-                                           V, keep);
+  kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W_packed, b.val(), labels, R,
+                                           H, V, keep);
   if (out.needs_grad())
-    tape.on_backward([x, W, b, out, lse, row_max, logits, W_t, labels, R, H, V, keep] {
+    tape.on_backward([x, W, b, out, lse, row_max, logits, W_packed, W_t, labels, R, H, V, keep] {
       const OutputLayerMeter meter;
-      kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, W_t, out.grad(), lse, row_max,
-                                                x.val(), W.val(), b.val(), labels, R, H, V, keep);
+      kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, W_packed, W_t, out.grad(), lse,
+                                                row_max, x.val(), b.val(), labels, R, H, V, keep);
     });
   return out;
 }

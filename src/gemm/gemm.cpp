@@ -93,6 +93,45 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   }
 }
 
+// The widest micro-panel of any path (AVX-512: 32 columns), so one size serves whichever path packs.
+template <class T>
+long gemm_packed_b_size(int K, int N) {
+  constexpr long kWidestNR = 32;
+  return long(K) * ((long(N) + kWidestNR - 1) / kWidestNR * kWidestNR);
+}
+
+template <class T>
+void gemm_pack_b(const PackedB<T>& b) {
+  if (b.K <= 0 || b.N <= 0 || gemm_detail::use_direct(2, b.N, b.K)) return;  // such shapes never read it
+  auto v = gemm_detail::make_view(false, b.trans, 1, b.N, b.K, T(1), b.B, b.K, b.B, b.ldb, T(0), b.packed, b.N);
+  v.pack_b_into = b.packed;
+  const bool parallel = omp_get_level() == 0 && omp_get_max_threads() > 1 && long(b.K) * b.N >= (1L << 16);
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_detail::sgemm_dispatch(v, parallel);
+  } else {
+    gemm_detail::dgemm_generic(v, parallel);
+  }
+}
+
+template <class T>
+void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc) {
+  const int N = b.N, K = b.K;
+  if (M <= 0 || N <= 0 || K <= 0 || alpha == T(0) || gemm_detail::use_direct(M, N, K)) {
+    gemm(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);  // no packing on these paths
+    return;
+  }
+  LAVA_CHECK(ldc >= N && lda >= (trans_a ? M : K), "gemm: lda {} or ldc {} too small for {}x{}x{}", lda, ldc, M, N,
+             K);
+  g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
+  auto v = gemm_detail::make_view(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);
+  v.packed_b = b.packed;
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
+  } else {
+    gemm_detail::dgemm_generic(v, use_threads(M, N, K));
+  }
+}
+
 template <class T>
 void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
                 T beta, T* C, int ldc) {
@@ -114,6 +153,12 @@ void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const 
 template void gemm<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 template void gemm<double>(bool, bool, int, int, int, double, const double*, int, const double*, int, double, double*,
                            int);
+template long gemm_packed_b_size<float>(int, int);
+template long gemm_packed_b_size<double>(int, int);
+template void gemm_pack_b<float>(const PackedB<float>&);
+template void gemm_pack_b<double>(const PackedB<double>&);
+template void gemm<float>(bool, int, float, const float*, int, const PackedB<float>&, float, float*, int);
+template void gemm<double>(bool, int, double, const double*, int, const PackedB<double>&, double, double*, int);
 template void gemm_naive<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*,
                                 int);
 template void gemm_naive<double>(bool, bool, int, int, int, double, const double*, int, const double*, int, double,

@@ -14,6 +14,26 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
           T beta, T* C, int ldc);
 
+// op(B) packed once for several products that share it (a weight read at every time step, or by every chunk of
+// rows): gemm_pack_b fills `packed` (gemm_packed_b_size elements), and the gemm overload below reads it instead of
+// packing op(B) again in every call. The results are the same bits as the plain gemm with op(B).
+//   B: (K, N) with ldb ≥ N when !trans, or (N, K) with ldb ≥ K when trans; packed: gemm_packed_b_size(K, N)
+template <class T>
+struct PackedB {
+  bool trans = false;
+  int K = 0, N = 0;
+  const T* B = nullptr;  // op(B) itself: must stay valid (shapes that skip packing read it directly)
+  int ldb = 0;
+  T* packed = nullptr;
+};
+template <class T>
+long gemm_packed_b_size(int K, int N);
+template <class T>
+void gemm_pack_b(const PackedB<T>& b);
+// C[M×N] = beta·C + alpha · op(A)[M×K] · op(B), op(B) from b (N = b.N, K = b.K).
+template <class T>
+void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc);
+
 // 2·M·N·K summed over every gemm<float|double> call of the process (a relaxed atomic counter, for benchmarks that
 // report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work).
 unsigned long long gemm_flop_count();

@@ -37,6 +37,23 @@ struct PackedBlocking {
   int strip_group;     // strips packed together (and prefetched ahead) in strip-major order
 };
 
+// All of B̂ packed once, for the calls that share it (v.packed_b): k block by k block (kc_for(K)), and within a
+// block every NR-column strip as pack_b_panel lays it out (kc, NR), zero-padded. Block pc starts at pc · strips · NR.
+// The kernel then reads exactly the values a per-call pack would give it, so the results are the same bits.
+// Split over (k block, group of 8 strips).   dst: K · strips · NR elements
+template <class Kn, class T = typename Kn::T>
+void pack_b_whole(const GemmView<T>& v, const PackedBlocking& bl, T* dst, bool parallel) {
+  constexpr int NR = Kn::kNR, kGroup = 8;
+  const int kc_blk = kc_for(v.K, bl.kc_max), strips = (v.N + NR - 1) / NR;
+  const int k_blocks = (v.K + kc_blk - 1) / kc_blk, groups = (strips + kGroup - 1) / kGroup;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int t = 0; t < k_blocks * groups; ++t) {
+    const int pc = t / groups * kc_blk, kc = std::min(kc_blk, v.K - pc), s0 = t % groups * kGroup;
+    const int j0 = s0 * NR, ncols = std::min(v.N, (s0 + kGroup) * NR) - j0;
+    pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, dst + long(pc) * strips * NR + long(s0) * NR * kc);
+  }
+}
+
 // split_n loop nest (see top). Requires M, N, K ≥ 1.
 template <class Kn, class T = typename Kn::T>
 void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
@@ -47,8 +64,8 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   const bool strip_major = block_panels <= bl.few_a_panels;
   const int group = strip_major ? bl.strip_group : bl.nc / NR;
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
-  const bool in_place = v.csb == 1 && a_panels <= 2;
-  const bool prefetch = strip_major && v.csb == 1 && !in_place;
+  const bool in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
+  const bool prefetch = strip_major && v.csb == 1 && !in_place && !v.packed_b;
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private, b_private;
@@ -68,7 +85,9 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
           const int g_end = std::min(s_end, g + group);
           const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
           const bool partial_last = ncols % NR != 0;
-          if (!in_place) {
+          if (v.packed_b) {
+            // packed once by pack_b_whole
+          } else if (!in_place) {
             pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, bpack);
           } else if (partial_last) {  // only the ragged last strip needs a zero-padded copy
             const int last = g_end - 1 - g;
@@ -91,7 +110,9 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
           const auto tile = [&](int p, int s) {
             const T* b = bpack + long(s - g) * NR * kc;
             long ldbk = NR;
-            if (in_place && (s < g_end - 1 || !partial_last)) {
+            if (v.packed_b) {
+              b = v.packed_b + long(pc) * b_panels * NR + long(s) * NR * kc;
+            } else if (in_place && (s < g_end - 1 || !partial_last)) {
               b = v.B + long(pc) * v.rsb + s * NR;
               ldbk = v.rsb;
             }
@@ -156,7 +177,8 @@ void gemm_split_m(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   }
 }
 
-// Splits over N unless N has too few strips to share out evenly and M shares out better.
+// Splits over N unless N has too few strips to share out evenly and M shares out better (never with a B̂ packed
+// once: split_m packs B̂ per call). With v.pack_b_into set, packs B̂ instead.
 template <class Kn, class T = typename Kn::T>
 void gemm_packed(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
@@ -165,7 +187,9 @@ void gemm_packed(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) 
   // load of the busiest thread relative to a perfect split
   const double imbalance_n = double((b_panels + nth - 1) / nth) * nth / b_panels;
   const double imbalance_m = double((a_panels + nth - 1) / nth) * nth / a_panels;
-  if (nth > 1 && imbalance_m + 0.05 < imbalance_n) {
+  if (v.pack_b_into) {
+    pack_b_whole<Kn>(v, bl, v.pack_b_into, parallel);
+  } else if (nth > 1 && imbalance_m + 0.05 < imbalance_n && !v.packed_b) {
     gemm_split_m<Kn>(v, bl, parallel);
   } else {
     gemm_split_n<Kn>(v, bl, parallel);

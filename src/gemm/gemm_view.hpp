@@ -18,6 +18,10 @@ struct GemmView {
   long rsb, csb;
   T* C;        // C(i,j) = C[i*ldc + j]
   long ldc;
+  // Both null for a plain call. pack_b_into: pack all of B̂ there (see pack_b_whole) and compute nothing.
+  // packed_b: B̂ as pack_b_whole left it, read in place of packing B per call (B, rsb, csb unused).
+  T* pack_b_into = nullptr;
+  const T* packed_b = nullptr;
 };
 
 template <class T>

@@ -111,9 +111,18 @@ Var<float> Seq2Seq::scorer_keys(Ctx& c, Var<float> memory) const {
   return cfg_.attn != AttnVariant::none && cfg_.score == "mlp" ? matmul(memory, c.p(score_k_)) : Var<float>{};
 }
 
+void Seq2Seq::pack_decoder_weights(Ctx& c, EncodedSource& enc) const {
+  enc.W_feed = {pack_weight(c.p(decoder_[0].W_feed))};
+  enc.W_hh.clear();
+  for (const DecoderLayer& d : decoder_) enc.W_hh.push_back(pack_weight(c.p(d.W_hh)));
+  enc.W_q.clear();
+  if (score_q_ >= 0) enc.W_q.push_back(pack_weight(c.p(score_q_)));
+}
+
 EncodedSource Seq2Seq::encode(Ctx& c, const Batch& batch) const {
   EncodedSource enc = encode_memory(c, batch);
   enc.keys = scorer_keys(c, enc.memory);
+  pack_decoder_weights(c, enc);
   enc.out_memory = out_x_(c, enc.memory);  // (B, S, Hd)
   return enc;
 }
@@ -143,12 +152,16 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
   out.state.h.resize(decoder_.size());
   out.state.cell.resize(decoder_.size());
   // The LSTM stack: gates = [emb; c_{j−1}] W + h_{j−1} W_hh + b on layer 0, h^{l−1}_j W_in + h^l_{j−1} W_hh + b above.
+  // x W for a weight of every step: its copy packed once for the pass when the encoding has one
+  const auto step_product = [&c](Var<float> x, const std::vector<PackedWeight<float>>& packed, size_t l, int W) {
+    return l < packed.size() ? matmul(x, packed[l]) : matmul(x, c.p(W));
+  };
   Var<float> layer_in;
   for (size_t l = 0; l < decoder_.size(); ++l) {
     const DecoderLayer& d = decoder_[l];
-    Var<float> gates = l == 0 ? add(in0, matmul(prev.context, c.p(d.W_feed)))
+    Var<float> gates = l == 0 ? add(in0, step_product(prev.context, enc.W_feed, 0, d.W_feed))
                               : add(matmul(c.drop(layer_in), c.p(d.W_in)), c.p(d.b));
-    gates = add(gates, matmul(prev.h[l], c.p(d.W_hh)));
+    gates = add(gates, step_product(prev.h[l], enc.W_hh, l, d.W_hh));
     auto hc = lstm_cell(gates, prev.cell[l]);
     out.state.h[l] = hc.first, out.state.cell[l] = hc.second;
     layer_in = hc.first;
@@ -175,10 +188,10 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
   } else {
     Var<float> scores;
     if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
-      Var<float> q = reshape(matmul(out.top, c.p(score_q_)), Shape{B, K, cfg_.attn_size});
+      Var<float> q = reshape(step_product(out.top, enc.W_q, 0, score_q_), Shape{B, K, cfg_.attn_size});
       scores = reshape(mlp_attention_scores(q, enc.keys, c.p(score_v_)), Shape{N, S});
     } else {  // general: (h W)ᵀ x_i;  dot: hᵀ x_i
-      Var<float> q = cfg_.score == "general" ? matmul(out.top, c.p(score_q_)) : out.top;
+      Var<float> q = cfg_.score == "general" ? step_product(out.top, enc.W_q, 0, score_q_) : out.top;
       scores = reshape(matmul(reshape(q, Shape{B, K, H}), enc.memory, false, true), Shape{N, S});
     }
     out.scores = masked_fill(scores, mask, Shape{N, S}, kMaskedLogit);
@@ -200,6 +213,7 @@ Seq2Seq::Forward Seq2Seq::forward(Ctx& c, const Batch& batch) const {
   Var<float> tgt_in = c.drop(embedding(c.p(tgt_emb_), batch.tgt_in.data(), Shape{B, T}));
   Var<float> in_proj = add(matmul(tgt_in, c.p(decoder_[0].W_in)), c.p(decoder_[0].b));  // (B, T, 4Hd)
   enc.keys = scorer_keys(c, enc.memory);
+  pack_decoder_weights(c, enc);
   DecoderState state = initial_state(c, B);
   std::vector<Var<float>> states, priors, scores;
   for (int t = 0; t < T; ++t) {

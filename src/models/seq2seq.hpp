@@ -55,6 +55,10 @@ struct EncodedSource {
   Var<float> out_memory;         // U_i = x_i W_x, the memory's part of the output layer: (B, S, Hd)
   std::vector<uint8_t> mask;     // (B, S) 1 = padding
   std::vector<int32_t> lengths;  // (B) source lengths
+  // Decoder weights read at every step, packed once for this pass (pack_weight): W_hh of each layer, W_feed of
+  // layer 0 and the scorer's query map (size 1; W_q none for dot and none). Empty when the encoding was rebuilt on
+  // another tape (beam search); steps then read the weights themselves.
+  std::vector<PackedWeight<float>> W_hh, W_feed, W_q;
 };
 
 // The recurrent state of N hypotheses between two decoder steps.
@@ -129,6 +133,7 @@ class Seq2Seq {
   std::pair<Var<float>, bool> test_log_weights(Ctx& c, AttentionDists d) const;
   EncodedSource encode_memory(Ctx& c, const Batch& batch) const;  // X, mask, lengths (no keys, no U)
   Var<float> scorer_keys(Ctx& c, Var<float> memory) const;        // mlp: X W_k; empty otherwise
+  void pack_decoder_weights(Ctx& c, EncodedSource& enc) const;    // enc.W_hh, enc.W_feed, enc.W_q
 
   Seq2SeqConfig cfg_;
   int src_emb_, tgt_emb_;

@@ -22,7 +22,7 @@ Var<float> LstmLayer::operator()(Ctx& c, Var<float> x) const {
   const int64_t B = x.dim(0), T = x.dim(1);
   // The input projection for every step at once: one GEMM of (B·T, in) × (in, 4H).
   Var<float> xw = add(matmul(x, c.p(W_ih)), c.p(b));  // (B, T, 4H)
-  Var<float> Whh = c.p(W_hh);
+  const PackedWeight<float> Whh = pack_weight(c.p(W_hh));  // read at every step: packed once
   Var<float> h = c.tape.full(Shape{B, H}, 0.f), cell = c.tape.full(Shape{B, H}, 0.f);
   std::vector<Var<float>> hs;
   hs.reserve(size_t(T));

@@ -10,13 +10,12 @@
 // R = B·T·S rows) the buffer holds one chunk and the backward pass recomputes its logits, bit for bit the same
 // GEMM, and e = exp(l − m_r) from the stored m_r: one extra GEMM instead of R·V stored floats, and the same bits.
 // Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
-//          logits: scratch (R, V) when keep, else (kChunkRows, V);  W_t: scratch (V, H), Wᵀ for dx.
+//          logits: scratch (R, V) when keep, else (kChunkRows, V);  W, W_t: W and Wᵀ packed (gemm.hpp PackedB).
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
 #include <cmath>
 #include <cstdint>
 
 #include "gemm/gemm.hpp"
-#include "tensor/kernels_index.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
@@ -24,10 +23,11 @@ namespace lava::kernels {
 
 constexpr int64_t kChunkRows = 256;
 
-// logits = x W for one chunk of rows (the bias is added row by row by the caller, while the row is in cache).
+// logits = x W for one chunk of rows, W packed once for all chunks (the bias is added row by row by the caller,
+// while the row is in cache).
 template <class T>
-void output_chunk_logits(T* logits, const T* x, const T* W, int64_t rows, int64_t H, int64_t V) {
-  gemm<T>(false, false, int(rows), int(V), int(H), T(1), x, int(H), W, int(V), T(0), logits, int(V));
+void output_chunk_logits(T* logits, const T* x, const PackedB<T>& W, int64_t rows, int64_t H, int64_t V) {
+  gemm<T>(false, int(rows), T(1), x, int(H), W, T(0), logits, int(V));
 }
 
 // One row of V logits: l += b, then m = max l, lse = m + log Σ exp(l − m); returns the label's log-probability.
@@ -42,8 +42,8 @@ inline T row_log_softmax_pick(T* l, const T* b, int64_t V, int32_t y, T& m, T& l
 }
 
 template <class T>
-void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, const T* x, const T* W, const T* b,
-                                     const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
+void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, const T* x, const PackedB<T>& W,
+                                     const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
     T* chunk = keep ? logits + r0 * V : logits;
@@ -69,14 +69,14 @@ void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
   }
 }
 
-// dx, dW, db may each be null (that input needs no gradient); dx needs W_t, scratch (V, H) for Wᵀ.
-// dx += dlogits Wᵀ reads Wᵀ transposed once per call: as an NT product every chunk's GEMM would transpose all of W
-// again while packing it (W is the large operand, and a transposing pack is several times slower than a copy).
+// dx, dW, db may each be null (that input needs no gradient). W: packed for x W (the recomputed logits); W_t: Wᵀ,
+// packed here for dx += dlogits Wᵀ when dx is wanted (else W_t.packed may be null). Packed once per pass, not in
+// every chunk's GEMM (W is the large operand, and Wᵀ's pack is a transpose).
 template <class T>
-void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, T* W_t, const T* dout, const T* lse,
-                                      const T* row_max, const T* x, const T* W, const T* b, const int32_t* y,
-                                      int64_t R, int64_t H, int64_t V, bool keep) {
-  if (dx) transpose_last2<T, false>(W_t, W, 1, H, V);
+void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const PackedB<T>& W, const PackedB<T>& W_t,
+                                      const T* dout, const T* lse, const T* row_max, const T* x, const T* b,
+                                      const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
+  if (dx) gemm_pack_b(W_t);
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
     T* chunk = keep ? logits + r0 * V : logits;
@@ -94,7 +94,7 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, T* W_t, co
       }
       l[y[r0 + r]] += g;
     }
-    if (dx) gemm<T>(false, false, int(rows), int(H), int(V), T(1), chunk, int(V), W_t, int(H), T(1), dx + r0 * H, int(H));
+    if (dx) gemm<T>(false, int(rows), T(1), chunk, int(V), W_t, T(1), dx + r0 * H, int(H));
     if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
     if (db) add_column_sums(db, chunk, rows, V);
   }

@@ -1,0 +1,75 @@
+// pack_weight + matmul(x, w): the same y and dx bits as matmul(x, W), dW (one GEMM over the stacked rows of all
+// products) equal to the sum of the per-product dW to rounding, and no result depends on the thread count.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "autodiff/ops.hpp"
+#include "core/rng.hpp"
+
+using namespace lava;
+
+namespace {
+
+struct Grads {
+  std::vector<float> y, dx, dW;
+};
+
+// Three recurrent-style products x_u W (u = 0, 1, 2) and the loss Σ_u Σ w_u ⊙ y_u.
+Grads run(bool packed, int M, int in, int out) {
+  Tape<float> tape;
+  const CounterRng rng(5, 0);
+  uint64_t counter = 0;
+  auto draw = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& e : v) e = float(rng.normal(counter++));
+    return v;
+  };
+  std::vector<float> wv = draw(int64_t(in) * out);
+  Var<float> W = tape.input(Shape{in, out}, wv.data(), true);
+  std::vector<std::vector<float>> xv, sv;
+  std::vector<Var<float>> xs, terms;
+  for (int u = 0; u < 3; ++u) xv.push_back(draw(int64_t(M) * in)), sv.push_back(draw(int64_t(M) * out));
+  PackedWeight<float> w;
+  if (packed) w = pack_weight(W);
+  for (int u = 0; u < 3; ++u) {
+    xs.push_back(tape.input(Shape{M, in}, xv[size_t(u)].data(), true));
+    Var<float> y = packed ? matmul(xs.back(), w) : matmul(xs.back(), W);
+    terms.push_back(sum_all(mul(y, tape.input(Shape{M, out}, sv[size_t(u)].data()))));
+  }
+  tape.backward(add(add(terms[0], terms[1]), terms[2]));
+  Grads g;
+  for (int u = 0; u < 3; ++u) g.dx.insert(g.dx.end(), xs[size_t(u)].grad(), xs[size_t(u)].grad() + int64_t(M) * in);
+  g.dW.assign(W.grad(), W.grad() + int64_t(in) * out);
+  g.y.push_back(terms[0].val()[0]);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("pack_weight: y and dx bits of matmul(x, W); dW to rounding; the same bits with 1 and 2 threads") {
+  for (const std::array<int, 3>& shape : {std::array<int, 3>{32, 256, 1024}, {7, 30, 50}, {1, 20, 9}}) {
+    const int M = shape[0], in = shape[1], out = shape[2];
+    INFO("M ", M, " in ", in, " out ", out);
+    const Grads plain = run(false, M, in, out), packed = run(true, M, in, out);
+    CHECK(plain.y == packed.y);
+    CHECK(std::memcmp(plain.dx.data(), packed.dx.data(), plain.dx.size() * sizeof(float)) == 0);
+    double worst = 0;
+    for (size_t i = 0; i < plain.dW.size(); ++i)
+      worst = std::max(worst, double(std::abs(plain.dW[i] - packed.dW[i])) / (1.0 + std::abs(plain.dW[i])));
+    CHECK(worst < 1e-5);
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const Grads one = run(true, M, in, out);
+    omp_set_num_threads(2);
+    const Grads two = run(true, M, in, out);
+    omp_set_num_threads(before);
+    CHECK(std::memcmp(one.dW.data(), two.dW.data(), one.dW.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(one.dx.data(), two.dx.data(), one.dx.size() * sizeof(float)) == 0);
+  }
+}
