@@ -66,6 +66,8 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
   const bool in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
   const bool prefetch = strip_major && v.csb == 1 && !in_place && !v.packed_b;
+  // A row-major Â (csa == 1) is read in place by full panels: packing it would only transpose it.
+  const bool a_in_place = v.csa == 1;
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private, b_private;
@@ -78,8 +80,8 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
       for (int pc = 0; pc < v.K; pc += kc_blk) {
         const int kc = std::min(kc_blk, v.K - pc);
         for (int p = 0; p < np; ++p) {
-          const int i0 = (ib + p) * MR;
-          pack_a_panel<typename Kn::Vec, MR>(v, i0, std::min(MR, v.M - i0), pc, kc, apack + long(p) * MR * kc);
+          const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
+          if (!a_in_place || mr < MR) pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
         }
         for (int g = s_begin; g < s_end; g += group) {
           const int g_end = std::min(s_end, g + group);
@@ -116,9 +118,11 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
               b = v.B + long(pc) * v.rsb + s * NR;
               ldbk = v.rsb;
             }
-            const int i0 = (ib + p) * MR;
-            Kn::run(kc, apack + long(p) * MR * kc, b, ldbk, v.C + long(i0) * v.ldc + s * NR, v.ldc,
-                    std::min(MR, v.M - i0), std::min(NR, v.N - s * NR), v.alpha, v.beta, pc == 0);
+            const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
+            const bool direct_a = a_in_place && mr == MR;
+            Kn::run(kc, direct_a ? v.A + long(i0) * v.rsa + pc : apack + long(p) * MR * kc, b, ldbk,
+                    v.C + long(i0) * v.ldc + s * NR, v.ldc, mr, std::min(NR, v.N - s * NR), v.alpha, v.beta, pc == 0,
+                    direct_a ? v.rsa : 0);
           };
           if (strip_major) {
             int call = 0;

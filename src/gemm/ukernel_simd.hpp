@@ -2,7 +2,8 @@
 // Register-blocked micro-kernel, generic over a SIMD vector type V (V::W lanes of V::scalar, float or double):
 //   acc[MR×NR] = Σ_{k<kc} a[k·MR + r] · b[k·ldbk + c],   NR = NV·W,
 //   then C[r][c] = beta·C + alpha·acc (first k block; beta == 0 → alpha·acc) or C += alpha·acc (later blocks).
-// Buffers: a  (kc, MR) packed Â micro-panel, rows ≥ mr zero-padded
+// Buffers: a  (kc, MR) packed Â micro-panel, rows ≥ mr zero-padded; or, with lda > 0, MR full rows of a row-major
+//             Â read in place (element (r, k) at a[r·lda + k]): the broadcasts read the same values either way
 //          b  (kc, ≥NR) B̂ strip with row stride ldbk (NR when packed, ldb when read in place)
 //          c  (mr, nr) C tile, row stride ldc; only the mr×nr corner is read or written (masked on the right edge)
 // Per k: NV vector loads of b, MR broadcasts of a, MR·NV FMAs into MR·NV accumulator registers
@@ -29,21 +30,23 @@ struct SimdKernel {
   // Edge panels with few live rows run a shorter kernel (ROWS = MR/3 or 2·MR/3) over the same packed panel, so
   // e.g. M = 64 with MR = 12 wastes no FMAs on 8 padding rows. The arithmetic per element is the same.
   static void run(int kc, const T* a, const T* b, long ldbk, T* c, long ldc, int mr, int nr, T alpha, T beta,
-                  bool first) {
+                  bool first, long lda = 0) {
     static_assert(MR % 3 == 0, "edge kernels split MR in thirds");
-    if (mr <= MR / 3) {
-      run_rows<MR / 3>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+    if (lda > 0) {  // in place: full panels only (mr == MR), so no row past the matrix is read
+      run_rows<MR, false>(kc, a, lda, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+    } else if (mr <= MR / 3) {
+      run_rows<MR / 3, true>(kc, a, 0, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
     } else if (mr <= 2 * MR / 3) {
-      run_rows<2 * MR / 3>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+      run_rows<2 * MR / 3, true>(kc, a, 0, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
     } else {
-      run_rows<MR>(kc, a, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
+      run_rows<MR, true>(kc, a, 0, b, ldbk, c, ldc, mr, nr, alpha, beta, first);
     }
   }
 
-  // Rows [0, ROWS) of the tile; a still has the packed stride MR per k.
-  template <int ROWS>
-  static void run_rows(int kc, const T* a, const T* b, long ldbk, T* c, long ldc, int mr, int nr, T alpha, T beta,
-                       bool first) {
+  // Rows [0, ROWS) of the tile; a packed (stride MR per k) or, when !PACKED_A, rows lda apart read in place.
+  template <int ROWS, bool PACKED_A>
+  static void run_rows(int kc, const T* a, long lda, const T* b, long ldbk, T* c, long ldc, int mr, int nr, T alpha,
+                       T beta, bool first) {
     using reg = typename V::reg;
     reg acc[ROWS][NV];
 #pragma GCC unroll 32
@@ -58,7 +61,7 @@ struct SimdKernel {
       for (int v = 0; v < NV; ++v) bv[v] = V::load(b + k * ldbk + v * V::W);
 #pragma GCC unroll 32
       for (int r = 0; r < ROWS; ++r) {
-        const reg ar = V::bcast(a + k * MR + r);
+        const reg ar = V::bcast(PACKED_A ? a + k * MR + r : a + r * lda + k);
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) acc[r][v] = V::fma(ar, bv[v], acc[r][v]);
       }
