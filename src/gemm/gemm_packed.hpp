@@ -13,6 +13,9 @@
 //    block in L2) and the B rows of the next group are prefetched while this one computes, so B streams from
 //    memory once, overlapped with the FMAs.
 //  * split_m (N too narrow to share out): threads own ranges of MR-row panels; each packs the (narrow) B̂ block.
+// Two operands skip packing: split_n reads full MR-row panels of a row-major Â (csa = 1) in place (packing would
+// only transpose them; the kernel broadcasts from the rows directly), and a B̂ packed once for many calls
+// (pack_b_whole, gemm.hpp's PackedB: a weight used at every time step) is read by every thread as it is.
 // Determinism: kc blocks depend on K only (kc_for) and every C element is updated once per k block, in increasing
 // k, by the same kernel, so the bits do not depend on the thread count or on which nest ran.
 //
@@ -81,7 +84,8 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
         const int kc = std::min(kc_blk, v.K - pc);
         for (int p = 0; p < np; ++p) {
           const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
-          if (!a_in_place || mr < MR) pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
+          if (!a_in_place || mr < MR)
+            pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
         }
         for (int g = s_begin; g < s_end; g += group) {
           const int g_end = std::min(s_end, g + group);
