@@ -11,6 +11,7 @@
 
 #include "autodiff/ops.hpp"
 #include "core/rng.hpp"
+#include "normal_draws.hpp"
 
 using namespace lava;
 
@@ -20,13 +21,7 @@ namespace {
 template <class T>
 std::vector<T> scores_and_grads(bool fused, int64_t B, int64_t Tn, int64_t S, int64_t A) {
   Tape<T> tape;
-  const CounterRng rng(11, 0);
-  uint64_t counter = 0;
-  auto draw = [&](int64_t n) {
-    std::vector<T> x(static_cast<size_t>(n));
-    for (T& e : x) e = T(rng.normal(counter++));
-    return x;
-  };
+  NormalDraws<T> draw{CounterRng(11, 0)};
   std::vector<T> qv = draw(B * Tn * A), kv = draw(B * S * A), vv = draw(A), wv = draw(B * Tn * S);
   Var<T> q = tape.input(Shape{B, Tn, A}, qv.data(), true), k = tape.input(Shape{B, S, A}, kv.data(), true);
   Var<T> v = tape.input(Shape{A, 1}, vv.data(), true), w = tape.input(Shape{B, Tn, S}, wv.data());

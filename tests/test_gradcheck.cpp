@@ -77,5 +77,10 @@ TEST_CASE("linear_log_softmax_pick: kept and recomputed logits give the same bit
   CHECK(std::memcmp(kept.data(), recomputed.data(), kept.size() * sizeof(float)) == 0);
   set_logits_cache_mb(0);  // automatic with no cache = recompute
   CHECK(run(OutputLogits::automatic) == recomputed);
-  set_logits_cache_mb(64);
+  for (int64_t chunks : {1, 2}) {  // a cache that holds the first chunk or two of the three: kept, then recomputed
+    CAPTURE(chunks);
+    set_logits_cache_bytes(chunks * 256 * V * int64_t(sizeof(float)) + 100);
+    CHECK(run(OutputLogits::automatic) == recomputed);
+  }
+  set_logits_cache_mb(kDefaultLogitsCacheMb);
 }

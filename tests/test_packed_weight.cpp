@@ -11,6 +11,7 @@
 
 #include "autodiff/ops.hpp"
 #include "core/rng.hpp"
+#include "normal_draws.hpp"
 
 using namespace lava;
 
@@ -23,13 +24,7 @@ struct Grads {
 // Three recurrent-style products x_u W (u = 0, 1, 2) and the loss Σ_u Σ w_u ⊙ y_u.
 Grads run(bool packed, int M, int in, int out) {
   Tape<float> tape;
-  const CounterRng rng(5, 0);
-  uint64_t counter = 0;
-  auto draw = [&](int64_t n) {
-    std::vector<float> v(static_cast<size_t>(n));
-    for (float& e : v) e = float(rng.normal(counter++));
-    return v;
-  };
+  NormalDraws<float> draw{CounterRng(5, 0)};
   std::vector<float> wv = draw(int64_t(in) * out);
   Var<float> W = tape.input(Shape{in, out}, wv.data(), true);
   std::vector<std::vector<float>> xv, sv;

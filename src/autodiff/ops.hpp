@@ -90,11 +90,13 @@ template <class T> std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_pr
 
 // ---- attention output layers (ops_output.cpp) ----
 // out[r] = log_softmax(x W + b)[r, y_r] for x (..., H), W (H, V), b (V): fused and chunked over rows. `automatic`
-// keeps the (rows, V) exponentials for backward when they fit the logits cache (set_logits_cache_mb, default 64),
-// else recomputes each chunk's logits in backward, so memory is O(rows + chunk·V) instead of O(rows·V) (see
-// tensor/kernels_output.hpp). Both give the same bits; the cache trades memory for one GEMM of the largest shape.
+// keeps the exponentials of as many whole chunks as fit the logits cache (set_logits_cache_mb, default 32; all rows
+// when they fit) and recomputes the logits of the other chunks in backward, so memory is O(rows + cache + chunk·V)
+// instead of O(rows·V) (see tensor/kernels_output.hpp). All give the same bits; each kept chunk saves one GEMM.
 enum class OutputLogits { automatic, keep, recompute };
+constexpr int64_t kDefaultLogitsCacheMb = 32;  // soft attention's 640 × 10,000 logits fit; ¼ of PyTorch's memory
 void set_logits_cache_mb(int64_t mb);  // process-wide, like the thread count (`--logits-cache-mb`)
+void set_logits_cache_bytes(int64_t bytes);  // the same in bytes (tests)
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y,
                                OutputLogits mode = OutputLogits::automatic);

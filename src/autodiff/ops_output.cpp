@@ -11,10 +11,11 @@
 namespace lava {
 
 namespace {
-std::atomic<int64_t> g_logits_cache_bytes{int64_t(64) << 20};
+std::atomic<int64_t> g_logits_cache_bytes{kDefaultLogitsCacheMb << 20};
 }  // namespace
 
-void set_logits_cache_mb(int64_t mb) { g_logits_cache_bytes.store(mb << 20, std::memory_order_relaxed); }
+void set_logits_cache_mb(int64_t mb) { set_logits_cache_bytes(mb << 20); }
+void set_logits_cache_bytes(int64_t bytes) { g_logits_cache_bytes.store(bytes, std::memory_order_relaxed); }
 
 namespace {
 std::atomic<uint64_t> g_output_ns{0}, g_output_flops{0};
@@ -47,11 +48,15 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   const int64_t H = W.dim(0), V = W.dim(1), R = x.numel() / H;
   for (int64_t r = 0; r < R; ++r) LAVA_CHECK(y[r] >= 0 && y[r] < V, "label {} outside [0, {})", y[r], V);
   Var<T> out = tape.make_output(x.shape().without(-1), x, W, b);
-  const bool fits = R * V * int64_t(sizeof(T)) <= g_logits_cache_bytes.load(std::memory_order_relaxed);
-  const bool keep = out.needs_grad() && (mode == OutputLogits::automatic ? fits : mode == OutputLogits::keep);
+  // Rows whose exponentials are kept for backward: all, none, or the whole chunks that fit the cache.
+  const int64_t budget_rows = g_logits_cache_bytes.load(std::memory_order_relaxed) / (V * int64_t(sizeof(T)));
+  const int64_t kept = !out.needs_grad() || mode == OutputLogits::recompute ? 0
+                       : mode == OutputLogits::keep || budget_rows >= R
+                           ? R
+                           : budget_rows / kernels::kChunkRows * kernels::kChunkRows;
   T* lse = tape.template scratch<T>(R);
   T* row_max = tape.template scratch<T>(R);
-  T* logits = tape.template scratch<T>((keep ? R : std::min<int64_t>(R, kernels::kChunkRows)) * V);
+  T* logits = tape.template scratch<T>((kept + (kept < R ? std::min<int64_t>(R - kept, kernels::kChunkRows) : 0)) * V);
   const int h = int(H), v = int(V);
   const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
   gemm_pack_b(W_packed);
@@ -60,12 +65,12 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   int32_t* labels = tape.template scratch<int32_t>(R);
   std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
   kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W_packed, b.val(), labels, R,
-                                           H, V, keep);
+                                           H, V, kept);
   if (out.needs_grad())
-    tape.on_backward([x, W, b, out, lse, row_max, logits, W_packed, W_t, labels, R, H, V, keep] {
+    tape.on_backward([x, W, b, out, lse, row_max, logits, W_packed, W_t, labels, R, H, V, kept] {
       const OutputLayerMeter meter;
       kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, W_packed, W_t, out.grad(), lse,
-                                                row_max, x.val(), b.val(), labels, R, H, V, keep);
+                                                row_max, x.val(), b.val(), labels, R, H, V, kept);
     });
   return out;
 }

@@ -23,9 +23,9 @@ CommandLine::CommandLine(std::string command, std::string usage, std::string abo
       ("config", po::value<std::string>(), "read options from an ini-style FILE (key = value); the command line wins")  //
       ("seed", po::value<std::string>()->default_value("1"), "random seed (every random draw is a function of it)")     //
       ("threads", po::value<std::string>()->default_value("0"), "OpenMP threads (0 = all cores); results do not depend on it")  //
-      ("logits-cache-mb", po::value<std::string>()->default_value("64"),
-       "memory the fused output layer may keep for its backward pass instead of recomputing the logits (one GEMM); "
-       "results do not depend on it")  //
+      ("logits-cache-mb", po::value<std::string>()->default_value(std::to_string(kDefaultLogitsCacheMb)),
+       "memory the fused output layer may keep for its backward pass instead of recomputing the logits (one GEMM "
+       "per kept chunk of 256 rows); results do not depend on it")  //
       ("format", po::value<std::string>()->default_value("table"), "output: table (people), json (one object per line), csv")  //
       ("quiet,q", po::bool_switch(), "no progress output on stderr");
 }

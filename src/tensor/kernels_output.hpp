@@ -5,12 +5,13 @@
 // in the logits buffer; the backward pass needs the softmax p[r, v] = e[r, v] · exp(m_r − lse_r):
 //   dlogits[r, v] = dout[r] · (1[v = y_r] − p[r, v])
 //   dx += dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
-// When all R rows fit the caller's budget (keep = true; by default the soft-attention case, R = B·T) the logits
-// buffer holds every chunk and the backward pass reads e from it. Otherwise (by default the enumerated layer,
-// R = B·T·S rows) the buffer holds one chunk and the backward pass recomputes its logits, bit for bit the same
-// GEMM, and e = exp(l − m_r) from the stored m_r: one extra GEMM instead of R·V stored floats, and the same bits.
+// The chunks of the first `kept` rows (a multiple of kChunkRows, or R) keep e in the logits buffer and the backward
+// pass reads it: all of them when R·V fits the caller's budget (by default the soft-attention case, R = B·T), as
+// many as fit otherwise (the enumerated layer, R = B·T·S rows). Each later chunk goes through one shared chunk
+// buffer, and the backward pass recomputes its logits, bit for bit the same GEMM, and e = exp(l − m_r) from the
+// stored m_r: one extra GEMM instead of rows·V stored floats, and the same bits.
 // Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
-//          logits: scratch (R, V) when keep, else (kChunkRows, V);  W, W_t: W and Wᵀ packed (gemm.hpp PackedB).
+//          logits: scratch (kept + (kept < R ? kChunkRows : 0), V);  W, W_t: W and Wᵀ packed (gemm.hpp PackedB).
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
 #include <cmath>
 #include <cstdint>
@@ -43,10 +44,11 @@ inline T row_log_softmax_pick(T* l, const T* b, int64_t V, int32_t y, T& m, T& l
 
 template <class T>
 void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, const T* x, const PackedB<T>& W,
-                                     const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
+                                     const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V, int64_t kept) {
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
-    T* chunk = keep ? logits + r0 * V : logits;
+    const bool keep = r0 < kept;
+    T* chunk = logits + (keep ? r0 : kept) * V;
     output_chunk_logits(chunk, x + r0 * H, W, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r)
@@ -75,11 +77,12 @@ void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
 template <class T>
 void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const PackedB<T>& W, const PackedB<T>& W_t,
                                       const T* dout, const T* lse, const T* row_max, const T* x, const T* b,
-                                      const int32_t* y, int64_t R, int64_t H, int64_t V, bool keep) {
+                                      const int32_t* y, int64_t R, int64_t H, int64_t V, int64_t kept) {
   if (dx) gemm_pack_b(W_t);
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
     const int64_t rows = R - r0 < kChunkRows ? R - r0 : kChunkRows;
-    T* chunk = keep ? logits + r0 * V : logits;
+    const bool keep = r0 < kept;
+    T* chunk = logits + (keep ? r0 : kept) * V;
     if (!keep) output_chunk_logits(chunk, x + r0 * H, W, rows, H, V);
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r) {  // chunk -> dlogits in place: −g · p[r, v], then + g at the label
