@@ -21,9 +21,10 @@ constexpr double kMinParallelFlops = 64.0 * 64.0 * 64.0;
 
 // omp_get_level, not omp_in_parallel: inside an inactive region (a parallel for whose `if` was false) the latter
 // is false, and a team started there is a nested team whose threads are created and ended at every call.
-bool use_threads(int M, int N, int K) {
-  return omp_get_level() == 0 && omp_get_max_threads() > 1 && double(M) * N * K >= kMinParallelFlops;
+bool use_threads(double work, double min_work) {
+  return omp_get_level() == 0 && omp_get_max_threads() > 1 && work >= min_work;
 }
+bool use_threads(int M, int N, int K) { return use_threads(double(M) * N * K, kMinParallelFlops); }
 
 }  // namespace
 
@@ -66,6 +67,15 @@ void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
 }  // namespace gemm_detail
 
 namespace {
+// The packed path of T: this CPU's float kernel, or the portable double one.
+template <class T>
+void packed_dispatch(const gemm_detail::GemmView<T>& v, bool parallel) {
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_detail::sgemm_dispatch(v, parallel);
+  } else {
+    gemm_detail::dgemm_generic(v, parallel);
+  }
+}
 std::atomic<unsigned long long> g_gemm_flops{0};
 }  // namespace
 
@@ -86,10 +96,8 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if (gemm_detail::use_direct(M, N, K)) {
     gemm_detail::gemm_direct(v, use_threads(M, N, K));
-  } else if constexpr (std::is_same_v<T, float>) {
-    gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
   } else {
-    gemm_detail::dgemm_generic(v, use_threads(M, N, K));
+    packed_dispatch(v, use_threads(M, N, K));
   }
 }
 
@@ -105,12 +113,7 @@ void gemm_pack_b(const PackedB<T>& b) {
   if (b.K <= 0 || b.N <= 0 || gemm_detail::use_direct(2, b.N, b.K)) return;  // such shapes never read it
   auto v = gemm_detail::make_view(false, b.trans, 1, b.N, b.K, T(1), b.B, b.K, b.B, b.ldb, T(0), b.packed, b.N);
   v.pack_b_into = b.packed;
-  const bool parallel = omp_get_level() == 0 && omp_get_max_threads() > 1 && long(b.K) * b.N >= (1L << 16);
-  if constexpr (std::is_same_v<T, float>) {
-    gemm_detail::sgemm_dispatch(v, parallel);
-  } else {
-    gemm_detail::dgemm_generic(v, parallel);
-  }
+  packed_dispatch(v, use_threads(double(b.K) * b.N, 1 << 16));
 }
 
 template <class T>
@@ -125,11 +128,7 @@ void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b
   g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
   auto v = gemm_detail::make_view(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);
   v.packed_b = b.packed;
-  if constexpr (std::is_same_v<T, float>) {
-    gemm_detail::sgemm_dispatch(v, use_threads(M, N, K));
-  } else {
-    gemm_detail::dgemm_generic(v, use_threads(M, N, K));
-  }
+  packed_dispatch(v, use_threads(M, N, K));
 }
 
 template <class T>

@@ -87,29 +87,27 @@ inline void map8(float* y, const float* x, int64_t n, F f) {
   if (i < n) store_partial(y + i, f(load_partial(x + i, n - i, 0.f)), n - i);
 }
 
+// y[i] = f(x[i]) over n values (y may equal x): float through the 8-lane form f8, double through libm's f1.
+template <class T, class F8, class F1>
+inline void map_array(T* y, const T* x, int64_t n, F8 f8, F1 f1) {
+  if constexpr (sizeof(T) == sizeof(float)) {
+    map8(y, x, n, f8);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = f1(x[i]);
+  }
+}
+
 template <class T>
 void exp_array(T* y, const T* x, int64_t n) {
-  if constexpr (sizeof(T) == sizeof(float)) {
-    map8(y, x, n, exp8);
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
-  }
+  map_array(y, x, n, exp8, [](T v) { return std::exp(v); });
 }
 template <class T>
 void tanh_array(T* y, const T* x, int64_t n) {
-  if constexpr (sizeof(T) == sizeof(float)) {
-    map8(y, x, n, tanh8);
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
-  }
+  map_array(y, x, n, tanh8, [](T v) { return std::tanh(v); });
 }
 template <class T>
 void sigmoid_array(T* y, const T* x, int64_t n) {
-  if constexpr (sizeof(T) == sizeof(float)) {
-    map8(y, x, n, sigmoid8);
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = T(1) / (T(1) + std::exp(-x[i]));
-  }
+  map_array(y, x, n, sigmoid8, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
 }
 
 // max_i x[i] for n ≥ 1 (max is exact, so lane order cannot change the result).
@@ -166,11 +164,8 @@ T sum_exp_shifted(T* e, const T* x, T m, int64_t n) {
 // y[i] = scale · e^{x[i] − m}   (y may equal x)
 template <class T>
 void scaled_exp_shifted(T* y, const T* x, T m, T scale, int64_t n) {
-  if constexpr (sizeof(T) == sizeof(float)) {
-    map8(y, x, n, [m, scale](f32x8 v) { return scale * exp8(v - m); });
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = scale * std::exp(x[i] - m);
-  }
+  map_array(y, x, n, [m, scale](auto v8) { return scale * exp8(v8 - m); },  // auto: only float calls it
+            [m, scale](T v) { return scale * std::exp(v - m); });
 }
 
 // Σ_i a[i]·b[i] with 8 running sums (i mod 8) added in lane order, then the tail: a fixed order for a given n
