@@ -25,7 +25,7 @@ TEST_CASE("gradcheck: every op at every catalogued shape") {
   for (const char* op : {"add", "sub", "mul", "div", "affine", "tanh", "sigmoid", "relu", "exp", "log", "softplus",
                          "lgamma", "digamma", "square", "sum", "mean", "sum_all", "mean_all", "softmax", "log_softmax",
                          "logsumexp", "matmul", "embedding", "pick", "masked_fill", "reshape", "slice", "concat",
-                         "transpose", "dropout", "lstm_cell", "linear_log_softmax_pick", "pair_add",
+                         "transpose", "dropout", "lstm_cell", "linear_log_softmax_pick", "enumerated_output_objective", "pair_add",
                          "mlp_attention_scores", "matmul_packed_weight"})
     CHECK_MESSAGE(ops.count(op) == 1, "no gradient check for ", op);
 }

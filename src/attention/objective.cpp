@@ -24,10 +24,13 @@ Var<float> one_hot(Tape<float>& tape, const Shape& s, const int32_t* z) {
 // KL(q‖p) per query: Σ_s q_s (log q_s − log p_s)   -> (B, T)
 Var<float> kl_categorical(Var<float> log_q, Var<float> log_p) { return sum(mul(exp(log_q), sub(log_q, log_p)), -1); }
 
-double masked_sum(Var<float> per_token, const float* mask) {
+double masked_sum(const float* per_token, const float* mask, int64_t n_tokens) {
   double s = 0;
-  for (int64_t n = 0; n < per_token.numel(); ++n) s += double(mask[n]) * per_token.val()[n];
+  for (int64_t n = 0; n < n_tokens; ++n) s += double(mask[n]) * per_token[n];
   return s;
+}
+double masked_sum(Var<float> per_token, const float* mask) {
+  return masked_sum(per_token.val(), mask, per_token.numel());
 }
 
 }  // namespace
@@ -96,16 +99,24 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
       per_token = t.per_token, value = t.value, kl = t.kl;
       break;
     }
-    case AttnVariant::marginal:
-      per_token = value = logsumexp(add(d.log_prior, head.log_f_all(c, y)), -1);
-      break;
-    case AttnVariant::hard_enum:
-      per_token = value = sum(mul(exp(d.log_prior), head.log_f_all(c, y)), -1);
-      break;
-    case AttnVariant::var_enum: {
-      kl = kl_categorical(d.log_q, d.log_prior);
-      per_token = value = sub(sum(mul(exp(d.log_q), head.log_f_all(c, y)), -1), kl);
-      break;
+    case AttnVariant::marginal:   // Σ_n log Σ_s p_s f_s
+    case AttnVariant::hard_enum:  // Σ_n Σ_s p_s log f_s
+    case AttnVariant::var_enum: {  // Σ_n (Σ_s q_s log f_s − KL(q‖p))
+      // The enumerated output layer and its reduction over positions in one op (its gradient is formed in the
+      // forward pass), weighted by the token mask.
+      const bool var = v == AttnVariant::var_enum;
+      std::vector<float> phi(static_cast<size_t>(N));
+      out.objective = head.enumerated_objective(
+          c, y, var ? d.log_q : d.log_prior, token_mask,
+          v == AttnVariant::marginal ? EnumeratedObjective::marginal : EnumeratedObjective::expected, phi.data());
+      out.value_sum = masked_sum(phi.data(), token_mask, N);
+      if (var) {
+        kl = kl_categorical(d.log_q, d.log_prior);
+        out.objective = sub(out.objective, sum_all(mul(kl, mask)));
+        out.kl_sum = masked_sum(kl, token_mask);
+        out.value_sum -= out.kl_sum;
+      }
+      return out;
     }
     case AttnVariant::hard_sample:
     case AttnVariant::var_sample: {

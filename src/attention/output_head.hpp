@@ -21,12 +21,20 @@ struct OutputHead {
   // log f(x, e_s)_{y[b,t]} for every source position s: (B, T, S). One output layer per (b, t, s): the fused,
   // chunked linear_log_softmax_pick keeps memory at O(B·T·S·Hd), never O(B·T·S·V).
   Var<float> log_f_all(Ctx& c, const int32_t* y) const;
+  // The enumerated variants' objective Σ_{b,t} c[b,t] Φ[b,t] over the same rows as log_f_all, with Φ = log Σ_s
+  // exp(lw + log f) (marginal) or Σ_s exp(lw) log f (expected) for lw (B, T, S): enumerated_output_objective, whose
+  // gradient is formed in its forward pass. c: (B, T) constants; phi (B, T), if not null, receives Φ.
+  Var<float> enumerated_objective(Ctx& c, const int32_t* y, Var<float> lw, const float* weights,
+                                  EnumeratedObjective kind, float* phi) const;
   // log f(x, Σ_s w[b,t,s] e_s)_{y[b,t]}: (B, T), for weights w (B, T, S).
   Var<float> log_f_weighted(Ctx& c, Var<float> w, const int32_t* y) const;
   // log f at a given context in the head's memory space, act(A_q + context)_{y}: context (B, T, Hd) -> (B, T).
   Var<float> log_f_context(Ctx& c, Var<float> context, const int32_t* y) const;
   // The full output distribution log f(x, Σ_s w e_s) over the vocabulary: (B, T, V) (decoding, small batches).
   Var<float> log_probs_weighted(Ctx& c, Var<float> w) const;
+
+ private:
+  Var<float> pair_rows(Ctx& c) const;  // act(A_q + U_s) for every (b, t, s), after dropout: (B, T, S, Hd)
 };
 
 }  // namespace lava

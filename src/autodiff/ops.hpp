@@ -100,8 +100,20 @@ void set_logits_cache_bytes(int64_t bytes);  // the same in bytes (tests)
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y,
                                OutputLogits mode = OutputLogits::automatic);
-// Wall time and GEMM work (2·M·N·K) spent in linear_log_softmax_pick, forward and backward, since the process
-// started: `lava bench train` reports the output layer's own GFLOP/s from the change over its timed steps.
+// The scalar objective of the enumerated attention variants over rows x (..., S, H) grouped S to a query n,
+// lw (..., S), labels y and constant weights c (one per query, e.g. the token mask):
+//   logf[n, s] = log_softmax(x W + b)[(n, s), y_n],   J = Σ_n c_n Φ_n,
+//   marginal: Φ_n = log Σ_s exp(lw + logf)[n, s];   expected: Φ_n = Σ_s exp(lw[n, s]) · logf[n, s].
+// Being a scalar, its gradient is formed in the forward pass with each chunk of logits (3 GEMMs, no logits kept or
+// recomputed; tensor/kernels_output_objective.hpp); the backward pass scales it. per_query (N), if not null,
+// receives Φ_n.
+enum class EnumeratedObjective { marginal, expected };
+template <class T>
+Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
+                                   EnumeratedObjective kind, T* per_query = nullptr);
+// Wall time and GEMM work (2·M·N·K) spent in linear_log_softmax_pick and enumerated_output_objective, forward and
+// backward, since the process started: `lava bench train` reports the output layer's own GFLOP/s from the change
+// over its timed steps.
 struct OpWork {
   double seconds = 0, flops = 0;
 };

@@ -1,5 +1,6 @@
 // Output-layer ops for attention models: the fused linear + log-softmax + pick (the enumerated output layer, one
-// row per (token, source position)), and the pairwise broadcast sum that builds those rows.
+// row per (token, source position)), the enumerated variants' scalar objective built on it with its gradient
+// formed in the forward pass, and the pairwise broadcast sum that builds those rows.
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include "autodiff/ops.hpp"
 #include "gemm/gemm.hpp"
 #include "tensor/kernels_output.hpp"
+#include "tensor/kernels_output_objective.hpp"
 
 namespace lava {
 
@@ -76,6 +78,53 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
 }
 
 template <class T>
+Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
+                                   EnumeratedObjective kind, T* per_query) {
+  LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.rank() >= 2 &&
+                 x.shape().last() == W.dim(0) && x.shape().without(-1) == lw.shape(),
+             "enumerated_output_objective: x {} W {} b {} lw {}", x.shape().str(), W.shape().str(), b.shape().str(),
+             lw.shape().str());
+  const OutputLayerMeter meter;
+  Tape<T>& tape = *x.tape;
+  const int64_t H = W.dim(0), V = W.dim(1), S = lw.shape().last(), N = lw.numel() / S;
+  for (int64_t n = 0; n < N; ++n) LAVA_CHECK(y[n] >= 0 && y[n] < V, "label {} outside [0, {})", y[n], V);
+  Var<T> out = tape.make_output(Shape{}, x, W, b, lw);
+  const int h = int(H), v = int(V);
+  const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
+  gemm_pack_b(W_packed);
+  const bool grad = out.needs_grad();
+  const PackedB<T> W_t{true, v, h, W.val(), v,
+                       grad && x.needs_grad() ? tape.template scratch<T>(gemm_packed_b_size<T>(v, h)) : nullptr};
+  // dJ/d(each input), formed now and scaled by dJ in the backward pass (null where no gradient is wanted).
+  T* dx = grad && x.needs_grad() ? tape.template scratch<T>(N * S * H) : nullptr;
+  T* dW = grad && W.needs_grad() ? tape.template scratch<T>(H * V) : nullptr;
+  T* db = grad && b.needs_grad() ? tape.template scratch<T>(V) : nullptr;
+  T* dlw = grad && lw.needs_grad() ? tape.template scratch<T>(N * S) : nullptr;
+  T* phi = tape.template scratch<T>(N);
+  T* chunk = tape.template scratch<T>(kernels::enumerated_chunk_rows(S) * V);
+  kernels::enumerated_output_objective_forward(phi, dx, dW, db, dlw, chunk, x.val(), W_packed, W_t, b.val(), lw.val(),
+                                               y, c, N, S, H, V, kind == EnumeratedObjective::marginal);
+  double J = 0;  // Σ_n c_n Φ_n in increasing n
+  for (int64_t n = 0; n < N; ++n) J += double(c[n]) * double(phi[n]);
+  out.val()[0] = T(J);
+  if (per_query) std::memcpy(per_query, phi, sizeof(T) * size_t(N));
+  if (grad)
+    tape.on_backward([x, W, b, lw, out, dx, dW, db, dlw, N, S, H, V] {
+      const OutputLayerMeter meter;
+      const T g = out.grad()[0];
+      const auto add_scaled = [g](T* to, const T* d, int64_t n) {
+        if (d)
+          for (int64_t i = 0; i < n; ++i) to[i] += g * d[i];
+      };
+      add_scaled(x.grad(), dx, N * S * H);
+      add_scaled(W.grad(), dW, H * V);
+      add_scaled(b.grad(), db, V);
+      add_scaled(lw.grad(), dlw, N * S);
+    });
+  return out;
+}
+
+template <class T>
 Var<T> pair_add(Var<T> a, Var<T> u) {
   LAVA_CHECK(a.rank() == 3 && u.rank() == 3 && a.dim(0) == u.dim(0) && a.dim(2) == u.dim(2),
              "pair_add: a {} and u {}", a.shape().str(), u.shape().str());
@@ -89,7 +138,9 @@ Var<T> pair_add(Var<T> a, Var<T> u) {
 
 #define LAVA_INSTANTIATE(T)                                                            \
   template Var<T> linear_log_softmax_pick(Var<T>, Var<T>, Var<T>, const int32_t*, OutputLogits); \
-  template Var<T> pair_add(Var<T>, Var<T>);
+  template Var<T> pair_add(Var<T>, Var<T>);                                            \
+  template Var<T> enumerated_output_objective(Var<T>, Var<T>, Var<T>, Var<T>, const int32_t*, const T*,   \
+                                              EnumeratedObjective, T*);
 LAVA_INSTANTIATE(float)
 LAVA_INSTANTIATE(double)
 

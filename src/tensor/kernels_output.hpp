@@ -42,6 +42,15 @@ inline T row_log_softmax_pick(T* l, const T* b, int64_t V, int32_t y, T& m, T& l
   return picked - lse;
 }
 
+// One row of e = exp(l − m) (row_log_softmax_pick with keep_e) -> dlogits = g · (1[v = y] − p) in place, with
+// p = e · exp(m − lse).
+template <class T>
+inline void row_softmax_grad_from_e(T* l, int64_t V, int32_t y, T g, T m, T lse) {
+  const T scale = -g * std::exp(m - lse);
+  for (int64_t v = 0; v < V; ++v) l[v] *= scale;
+  l[y] += g;
+}
+
 template <class T>
 void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, const T* x, const PackedB<T>& W,
                                      const T* b, const int32_t* y, int64_t R, int64_t H, int64_t V, int64_t kept) {
@@ -88,14 +97,13 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const Pack
     for (int64_t r = 0; r < rows; ++r) {  // chunk -> dlogits in place: −g · p[r, v], then + g at the label
       T* l = chunk + r * V;
       const T g = dout[r0 + r], m = row_max[r0 + r];
-      const T scale = -g * std::exp(m - lse[r0 + r]);  // p = e · exp(m − lse)
       if (keep) {  // l holds e
-        for (int64_t v = 0; v < V; ++v) l[v] *= scale;
+        row_softmax_grad_from_e(l, V, y[r0 + r], g, m, lse[r0 + r]);
       } else {  // l holds the recomputed x W: the forward pass's logits and e, then the same product
         for (int64_t v = 0; v < V; ++v) l[v] += b[v];
-        vmath::scaled_exp_shifted(l, l, m, scale, V);
+        vmath::scaled_exp_shifted(l, l, m, -g * std::exp(m - lse[r0 + r]), V);  // p = e · exp(m − lse)
+        l[y[r0 + r]] += g;
       }
-      l[y[r0 + r]] += g;
     }
     if (dx) gemm<T>(false, int(rows), T(1), chunk, int(V), W_t, T(1), dx + r0 * H, int(H));
     if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
