@@ -153,6 +153,7 @@ TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lis
   const std::vector<JsonValue> rows = json_lines(r.out);
   for (const JsonValue& row : rows) {
     CHECK(row.at("gflops").number() > 0);
+    CHECK(row.at("packed_gflops").number() > 0);
     CHECK(row.at("trans").str() == "NN");
   }
   CHECK(rows.size() == 2);

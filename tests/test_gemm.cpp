@@ -381,4 +381,5 @@ TEST_CASE("gemm bench: rejects bad arguments and reports one row per combination
   CHECK(rows[1].gflops > 0.0);
   CHECK(rows[1].peak_ratio > 0.0);
   CHECK((rows[1].openblas_gflops > 0.0 || rows[1].openblas_gflops == -1.0));
+  CHECK(rows[1].packed_gflops > 0.0);
 }

@@ -42,7 +42,8 @@ int bench_gemm(int argc, char** argv) {
                  "shapes 64x2048x1024 and the output-layer shapes 1920x20000x512 (NN, NT, TN), with each thread count;\n"
                  "reports GFLOP/s, the ratio to the FMA peak measured in the same run, and the ratio to OpenBLAS when\n"
                  "libopenblas.so.0 can be loaded (OPENBLAS_CORETYPE is unset inside this process so OpenBLAS uses its\n"
-                 "best kernels). LAVA itself never needs OpenBLAS.");
+                 "best kernels). LAVA itself never needs OpenBLAS. The packed_* columns time the same product with\n"
+                 "op(B) packed once beforehand, as training packs a weight read at every time step.");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
@@ -64,11 +65,12 @@ int bench_gemm(int argc, char** argv) {
   Table t;
   t.add_column("m").add_column("n").add_column("k").add_column("trans").add_column("threads");
   t.add_column("gflops", ".1f").add_column("peak_ratio", ".3f").add_column("openblas_gflops", ".1f");
-  t.add_column("openblas_ratio", ".3f");
+  t.add_column("openblas_ratio", ".3f").add_column("packed_gflops", ".1f").add_column("packed_openblas_ratio", ".3f");
   for (const GemmBenchRow& r : rows) {
     const bool ob = r.openblas_gflops > 0;
     t.add_row({double(r.m), double(r.n), double(r.k), r.trans, double(r.threads), r.gflops, r.peak_ratio,
-               ob ? Cell(r.openblas_gflops) : Cell("n/a"), ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a")});
+               ob ? Cell(r.openblas_gflops) : Cell("n/a"), ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"),
+               r.packed_gflops, ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a")});
   }
   if (cl.common().format == OutputFormat::table) std::printf("kernel: %s\n", gemm_kernel_name().c_str());
   t.print(stdout, cl.common().format);

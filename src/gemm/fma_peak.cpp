@@ -101,18 +101,18 @@ double timed_run(int threads, long iters) {
 
 }  // namespace
 
-double measure_fma_peak_gflops(int threads) {
+double measure_fma_peak_gflops(int threads, int runs_wanted, double run_seconds) {
   threads = std::max(1, threads);
-  // Calibrate to ~0.1 s per run, then take the median of 5 runs.
-  long iters = 1 << 20;
+  // Calibrate to ~run_seconds per run, then take the median of the runs.
+  long iters = 1 << 18;
   {
     const double t0 = omp_get_wtime();
     timed_run(threads, iters);
     const double dt = std::max(1e-6, omp_get_wtime() - t0);
-    iters = std::max(1L, long(double(iters) * 0.1 / dt));
+    iters = std::max(1L, long(double(iters) * run_seconds / dt));
   }
   std::vector<double> runs;
-  for (int r = 0; r < 5; ++r) runs.push_back(timed_run(threads, iters));
+  for (int r = 0; r < std::max(1, runs_wanted); ++r) runs.push_back(timed_run(threads, iters));
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
 }

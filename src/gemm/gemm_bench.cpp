@@ -1,5 +1,5 @@
-// GEMM benchmark (see gemm_bench.hpp): GFLOP/s = 2·M·N·K / median seconds, for lava::gemm<float> and, if it can
-// be loaded at run time, OpenBLAS's cblas_sgemm on the same buffers.
+// GEMM benchmark (see gemm_bench.hpp): GFLOP/s = 2·M·N·K / median seconds, for lava::gemm<float> (plain, and with
+// op(B) packed once) and, if it can be loaded at run time, OpenBLAS's cblas_sgemm on the same buffers.
 #include "gemm/gemm_bench.hpp"
 
 #include <dlfcn.h>
@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "core/check.hpp"
@@ -31,11 +33,14 @@ struct OpenBlas {
 
 // Loads libopenblas.so.0 once per process; nullptr when it is not installed. OPENBLAS_CORETYPE and
 // OPENBLAS_L2_SIZE are cleared first (in this process only) so that OpenBLAS picks its kernels for this CPU
-// itself instead of a forced, narrower core type.
+// itself instead of a forced, narrower core type, and OPENBLAS_THREAD_TIMEOUT is set unless the caller set it.
 const OpenBlas* open_blas() {
   static const std::unique_ptr<OpenBlas> lib = []() -> std::unique_ptr<OpenBlas> {
     unsetenv("OPENBLAS_CORETYPE");
     unsetenv("OPENBLAS_L2_SIZE");
+    // Its worker threads sleep at once after a call (2^4 cycles of spinning, not 2^28), as LAVA's do under
+    // OMP_WAIT_POLICY=passive: the rounds alternate the two, and a spinning team would hold the other's core.
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) return nullptr;
     auto ob = std::make_unique<OpenBlas>();
@@ -69,22 +74,31 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Median GFLOP/s of `repeats` samples of `call`, each sample long enough (≥ 20 ms) to time reliably.
-template <class Call>
-double median_gflops(double flops, int repeats, Call&& call) {
-  call();  // warm-up: page faults, packing buffers, thread pool
-  const double t0 = now_seconds();
-  call();
-  const double once = std::max(1e-7, now_seconds() - t0);
-  const int calls = std::max(1, int(0.02 / once));
-  std::vector<double> samples;
-  for (int r = 0; r < repeats; ++r) {
-    const double s0 = now_seconds();
-    for (int c = 0; c < calls; ++c) call();
-    samples.push_back(flops * calls / (now_seconds() - s0) * 1e-9);
+// A timed GEMM: enough back-to-back calls (after a warm-up: page faults, packing buffers, thread pool) that one
+// sample lasts ≥ 20 ms.
+class TimedCall {
+ public:
+  TimedCall(double flops, std::function<void()> call) : flops_(flops), call_(std::move(call)) {
+    call_();
+    const double t0 = now_seconds();
+    call_();
+    calls_ = std::max(1, int(0.02 / std::max(1e-7, now_seconds() - t0)));
   }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return samples[samples.size() / 2];
+  double sample_gflops() const {
+    const double s0 = now_seconds();
+    for (int c = 0; c < calls_; ++c) call_();
+    return flops_ * calls_ / (now_seconds() - s0) * 1e-9;
+  }
+
+ private:
+  double flops_;
+  std::function<void()> call_;
+  int calls_ = 1;
+};
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -106,34 +120,45 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
 
   const OpenBlas* ob = open_blas();
   const int saved_threads = omp_get_max_threads();
-  std::map<int, double> peak;
-  for (int t : threads) peak[t] = measure_fma_peak_gflops(t);
-
   std::vector<GemmBenchRow> rows;
   for (const auto& s : shapes) {
     const int M = s[0], N = s[1], K = s[2];
     AlignedFloats A(std::size_t(M) * K), B(std::size_t(K) * N), C(std::size_t(M) * N);
+    AlignedFloats B_packed(std::size_t(gemm_packed_b_size<float>(K, N)));
     const double flops = 2.0 * M * N * K;
     for (int t : threads) {
       for (const auto& tr : trans) {
         const bool ta = tr[0] == 'T', tb = tr[1] == 'T';
         const int lda = ta ? M : K, ldb = tb ? K : N;
-        GemmBenchRow row{M, N, K, tr, t, 0.0, 0.0, -1.0};
         omp_set_num_threads(t);
-        row.gflops = median_gflops(flops, repeats, [&] {
-          gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
-        });
-        row.peak_ratio = row.gflops / peak[t];
+        const PackedB<float> packed{tb, K, N, B.data, ldb, B_packed.data};
+        gemm_pack_b(packed);
+        const TimedCall plain(flops, [&] { gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N); });
+        const TimedCall packed_b(flops, [&] { gemm<float>(ta, M, 1.0f, A.data, lda, packed, 0.0f, C.data, N); });
+        std::optional<TimedCall> open_blas_call;
         if (ob != nullptr) {
-          // Let the OpenMP workers stop spinning before OpenBLAS's own threads start (2 cores are easily shared).
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
           ob->set_threads(t);
-          row.openblas_gflops = median_gflops(flops, repeats, [&] {
+          open_blas_call.emplace(flops, [&] {
             ob->sgemm(101, ta ? 112 : 111, tb ? 112 : 111, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
           });
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
-        rows.push_back(row);
+        // Rounds of one sample each, so that the machine's drift (this VM's speed moves by up to 2× within
+        // minutes) reaches LAVA, the FMA peak and OpenBLAS alike.
+        std::vector<double> peak, lava, lava_packed, open_blas;
+        for (int r = 0; r < repeats; ++r) {
+          peak.push_back(measure_fma_peak_gflops(t, 1, 0.02));
+          lava.push_back(plain.sample_gflops());
+          lava_packed.push_back(packed_b.sample_gflops());
+          if (open_blas_call) {
+            // Let the OpenMP workers stop spinning before OpenBLAS's own threads start (2 cores are easily shared).
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            open_blas.push_back(open_blas_call->sample_gflops());
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+        }
+        const double lava_gflops = median(lava);
+        rows.push_back(GemmBenchRow{M, N, K, tr, t, lava_gflops, lava_gflops / median(peak),
+                                    open_blas.empty() ? -1.0 : median(open_blas), median(lava_packed)});
       }
     }
   }

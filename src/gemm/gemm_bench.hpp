@@ -12,20 +12,25 @@ struct GemmBenchRow {
   std::string trans;       // "NN", "NT", "TN" or "TT": op(A), op(B)
   int threads;             // OpenMP threads for lava::gemm, and OpenBLAS threads
   double gflops;           // lava::gemm<float>, median over repeats
-  double peak_ratio;       // gflops / measure_fma_peak_gflops(threads)
+  double peak_ratio;       // gflops / the median FMA peak of `threads` sampled between its samples
   double openblas_gflops;  // cblas_sgemm, median over repeats; < 0 if OpenBLAS is not available
+  double packed_gflops;    // lava::gemm<float> with op(B) packed beforehand (PackedB): a weight read by many products
 };
 
 // Peak float FMA throughput: `threads` OpenMP threads, each running independent vfmadd chains on the widest vector
 // registers this CPU has (zmm with AVX-512F, else ymm with AVX2+FMA, else scalar). GFLOP/s, 2 flops per lane.
-double measure_fma_peak_gflops(int threads);
+// The median of `runs` timed runs of about `run_seconds` each.
+double measure_fma_peak_gflops(int threads, int runs = 5, double run_seconds = 0.1);
 
 // The float micro-kernel lava::gemm uses on this CPU, e.g. "avx2 6x16" (for the report header).
 std::string gemm_kernel_name();
 
 // Times every shape × threads × trans combination ({m, n, k} = C is m×n, inner dimension k; minimal leading
-// dimensions; alpha = 1, beta = 0). Each timing sample runs the GEMM enough times to last ≥ 20 ms; the reported
-// figure is the median of `repeats` samples after one warm-up. Restores the OpenMP thread count on return.
+// dimensions; alpha = 1, beta = 0), plainly and with op(B) packed once before the timed calls (as a training step
+// does for the weights it reads at every time step; the packing is then not part of the figure). Each of `repeats`
+// rounds takes one sample (≥ 20 ms, after a warm-up) of the FMA peak, the plain call, the packed call and OpenBLAS,
+// in turn; each figure is the median of its samples, so a drift of the machine's speed during the run reaches every
+// figure alike. Restores the OpenMP thread count on return.
 // Throws lava::UsageError on an empty list, a dimension < 1, threads < 1, repeats < 1 or a trans not in NN/NT/TN/TT.
 std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& shapes,
                                          const std::vector<int>& threads, const std::vector<std::string>& trans,
