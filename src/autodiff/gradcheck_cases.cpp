@@ -159,8 +159,10 @@ void add_output(std::vector<GradCase>& cs) {
         "linear_log_softmax_pick", {{300, 3}, {3, 4}, {4}},
         [many, mode](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data(), mode); },
         fmt::format(" 300 rows (2 chunks, logits {})", what)));
-  // The enumerated objective: lw enters unnormalised (the op does not need log-probabilities); the weights c
-  // include 0 (a padded token) and a non-unit value. S = 100: two queries a chunk, so three chunks for N = 5.
+  // The enumerated objective: lw enters unnormalised in the small case (the op does not need log-probabilities),
+  // and as log-probabilities (through log_softmax) in the 3-chunk case, as in training, which keeps |J| small
+  // enough for the differences' rounding. The weights c include 0 (a padded token) and a non-unit value.
+  // S = 100: two queries a chunk, so three chunks for N = 5.
   for (auto [kind, what] : {std::pair{EnumeratedObjective::marginal, " marginal"}, {EnumeratedObjective::expected,
                                                                                     " expected"}}) {
     const std::vector<int32_t> y4 = {2, 0, 4, 1};
@@ -174,9 +176,10 @@ void add_output(std::vector<GradCase>& cs) {
     const std::vector<double> c5 = {1.0, 1.0, 0.5, 1.0, 2.0};
     cs.push_back(one_output("enumerated_output_objective", {{5, 100, 3}, {3, 4}, {4}, {5, 100}},
                             [y5, c5, kind](const Vs& x) {
-                              return enumerated_output_objective(x[0], x[1], x[2], x[3], y5.data(), c5.data(), kind);
+                              return enumerated_output_objective(x[0], x[1], x[2], log_softmax(x[3], -1), y5.data(),
+                                                                 c5.data(), kind);
                             },
-                            std::string(what) + ", 3 chunks"));
+                            std::string(what) + ", 3 chunks, lw = log_softmax"));
   }
   cs.push_back(one_output("pair_add", {{2, 3, 4}, {2, 5, 4}}, [](const Vs& x) { return pair_add(x[0], x[1]); }));
   cs.push_back(one_output("mlp_attention_scores", {{2, 3, 11}, {2, 5, 11}, {11, 1}},
