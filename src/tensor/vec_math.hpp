@@ -39,7 +39,6 @@ inline f32x8 mul_add(f32x8 a, f32x8 b, f32x8 c) {
   return a * b + c;
 #endif
 }
-inline f32x8 mul_add(f32x8 a, float b, float c) { return mul_add(a, splat(b), splat(c)); }
 inline f32x8 load(const float* p) {
   f32x8 v;
   std::memcpy(&v, p, sizeof v);
@@ -61,7 +60,7 @@ inline void store_partial(float* p, f32x8 v, int64_t n) {
 inline f32x8 exp8(f32x8 x) {
   x = x < -87.3f ? splat(-87.3f) : x;
   x = x > 88.37f ? splat(88.37f) : x;  // n ≤ 127: 2^n stays a normal float
-  const f32x8 n = mul_add(x, 1.44269504088896341f, 12582912.f) - 12582912.f;
+  const f32x8 n = mul_add(x, splat(1.44269504088896341f), splat(12582912.f)) - 12582912.f;
   // ln 2 = 0.693359375 − 2.12194440e-4 (hi exact)
   const f32x8 r = mul_add(n, splat(2.12194440e-4f), mul_add(n, splat(-0.693359375f), x));
   f32x8 y = splat(1.9875691500e-4f);
