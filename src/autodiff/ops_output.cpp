@@ -81,7 +81,7 @@ template <class T>
 Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
                                    EnumeratedObjective kind, T* per_query) {
   LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.rank() >= 2 &&
-                 x.shape().last() == W.dim(0) && x.shape().without(-1) == lw.shape(),
+                 x.shape().last() == W.dim(0) && x.shape().without(-1) == lw.shape() && lw.shape().last() >= 1,
              "enumerated_output_objective: x {} W {} b {} lw {}", x.shape().str(), W.shape().str(), b.shape().str(),
              lw.shape().str());
   const OutputLayerMeter meter;
