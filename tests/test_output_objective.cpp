@@ -48,7 +48,10 @@ std::vector<T> objective_and_grads(const Run& run, EnumeratedObjective kind, con
     T m = -INFINITY, z = 0;
     for (int64_t s = 0; s < live; ++s) m = std::max(m, lwv[size_t(n * S + s)]);
     for (int64_t s = 0; s < live; ++s) z += std::exp(lwv[size_t(n * S + s)] - m);
-    for (int64_t s = 0; s < S; ++s) lwv[size_t(n * S + s)] = s < live ? lwv[size_t(n * S + s)] - m - std::log(z) : T(-1e9);
+    for (int64_t s = 0; s < S; ++s) {
+      T& l = lwv[size_t(n * S + s)];
+      l = s < live ? l - m - std::log(z) : T(-1e9);
+    }
   }
   std::vector<int32_t> y(static_cast<size_t>(N)), y_rows(static_cast<size_t>(N * S));
   std::vector<T> c(static_cast<size_t>(N));

@@ -38,16 +38,17 @@ std::vector<int> parse_int_list(const CommandLine& cl, const std::string& name) 
 
 int bench_gemm(int argc, char** argv) {
   CommandLine cl("bench gemm", "lava bench gemm [options]",
-                 "Times lava's float GEMM (median of --repeats samples after a warm-up) on square sizes, the LSTM-step\n"
-                 "shapes 64x2048x1024 and the output-layer shapes 1920x20000x512 (NN, NT, TN), with each thread count;\n"
-                 "reports GFLOP/s, the ratio to the FMA peak measured in the same run, and the ratio to OpenBLAS when\n"
-                 "libopenblas.so.0 can be loaded (OPENBLAS_CORETYPE is unset inside this process so OpenBLAS uses its\n"
-                 "best kernels). LAVA itself never needs OpenBLAS. The packed_* columns time the same product with\n"
-                 "op(B) packed once beforehand, as training packs a weight read at every time step.");
+                 "Times lava's float GEMM on square sizes, the LSTM-step shapes 64x2048x1024 and the output-layer\n"
+                 "shapes 1920x20000x512 (NN, NT, TN), with each thread count; reports GFLOP/s, the ratio to the FMA\n"
+                 "peak, and the ratio to OpenBLAS when libopenblas.so.0 can be loaded (OPENBLAS_CORETYPE is unset\n"
+                 "inside this process so OpenBLAS uses its best kernels; LAVA itself never needs OpenBLAS). The\n"
+                 "packed_* columns time the same product with op(B) packed once beforehand, as training packs a weight\n"
+                 "read at every time step. Each of --repeats rounds samples the FMA peak, LAVA, LAVA packed and\n"
+                 "OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every figure is the median of its samples.");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
-      ("repeats", po::value<std::string>()->default_value("5"), "timing samples per case (median)")             //
+      ("repeats", po::value<std::string>()->default_value("5"), "rounds of samples per case (median)")             //
       ("quick", po::bool_switch(), "square sizes only, no LSTM or output-layer shapes");
   if (!cl.parse(argc, argv)) return 0;
   const std::vector<int> sizes = parse_int_list(cl, "sizes"), threads = parse_int_list(cl, "thread-counts");

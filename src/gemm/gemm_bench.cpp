@@ -132,7 +132,8 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
         omp_set_num_threads(t);
         const PackedB<float> packed{tb, K, N, B.data, ldb, B_packed.data};
         gemm_pack_b(packed);
-        const TimedCall plain(flops, [&] { gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N); });
+        const TimedCall plain(flops,
+                              [&] { gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N); });
         const TimedCall packed_b(flops, [&] { gemm<float>(ta, M, 1.0f, A.data, lda, packed, 0.0f, C.data, N); });
         std::optional<TimedCall> open_blas_call;
         if (ob != nullptr) {

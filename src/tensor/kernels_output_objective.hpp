@@ -12,7 +12,8 @@
 // Gradients, with a[n, s] = dJ/dlogf[n, s]:
 //   marginal: a = c_n · π_s, π = softmax_s(lw + logf) (the exact posterior);   dJ/dlw = c_n · π_s
 //   expected: a = c_n · exp(lw_s);                                              dJ/dlw = c_n · exp(lw_s) · logf_s
-//   dlogits[(n, s), v] = a[n, s] · (1[v = y_n] − p[(n, s), v]),  dx = dlogits Wᵀ,  dW = xᵀ dlogits,  db = Σ_rows dlogits
+//   dlogits[(n, s), v] = a[n, s] · (1[v = y_n] − p[(n, s), v]),
+//   dx = dlogits Wᵀ,  dW = xᵀ dlogits,  db = Σ_rows dlogits
 // Chunks hold whole queries (⌊kChunkRows / S⌋ of them, at least one), so Φ_n and π are complete when a chunk's
 // logits are; chunks run in order and every GEMM is deterministic, so results do not depend on the thread count.
 // Buffers: x, dx (N·S, H); W, dW (H, V); b, db (V); y, c, phi (N); lw, dlw (N, S); chunk: scratch (rows, V) with
@@ -31,8 +32,8 @@ namespace lava::kernels {
 // Rows per chunk of the enumerated objective: whole groups of S rows, about kChunkRows of them.
 inline int64_t enumerated_chunk_rows(int64_t S) { return std::max<int64_t>(1, kChunkRows / S) * S; }
 
-// Φ_n (marginal, else expected) and the row weights a[s] = dJ/dlogf[n, s] / c_n (and dlw / c_n) of one query from its S log f values, in
-// double: Φ is a sum over positions that the caller reports, and π needs Φ to full precision.
+// Φ_n (marginal, else expected) and the row weights a[s] = dJ/dlogf[n, s] / c_n (and dlw / c_n) of one query from
+// its S log f values, in double: Φ is a sum over positions that the caller reports, and π needs Φ to full precision.
 template <class T>
 double query_objective(const T* lw, const T* logf, int64_t S, bool marginal, double* a, double* dlw) {
   if (!marginal) {
