@@ -34,6 +34,17 @@ struct OutputLayerMeter {
     g_output_flops.fetch_add(gemm_flop_count() - flops0, std::memory_order_relaxed);
   }
 };
+
+// W packed for logits = x W, and Wᵀ's PackedB for dx = dlogits Wᵀ with its scratch reserved (the kernel that forms
+// dx packs it; null scratch when dx is not wanted).
+template <class T>
+std::pair<PackedB<T>, PackedB<T>> pack_output_weight(Tape<T>& tape, Var<T> W, bool want_dx) {
+  const int h = int(W.dim(0)), v = int(W.dim(1));
+  const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
+  gemm_pack_b(W_packed);
+  T* W_t_scratch = want_dx ? tape.template scratch<T>(gemm_packed_b_size<T>(v, h)) : nullptr;
+  return {W_packed, PackedB<T>{true, v, h, W.val(), v, W_t_scratch}};
+}
 }  // namespace
 
 OpWork output_layer_work() {
@@ -59,11 +70,7 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   T* lse = tape.template scratch<T>(R);
   T* row_max = tape.template scratch<T>(R);
   T* logits = tape.template scratch<T>((kept + (kept < R ? std::min<int64_t>(R - kept, kernels::kChunkRows) : 0)) * V);
-  const int h = int(H), v = int(V);
-  const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
-  gemm_pack_b(W_packed);
-  const PackedB<T> W_t{true, v, h, W.val(), v,
-                       x.needs_grad() ? tape.template scratch<T>(gemm_packed_b_size<T>(v, h)) : nullptr};
+  const auto [W_packed, W_t] = pack_output_weight(tape, W, x.needs_grad());
   int32_t* labels = tape.template scratch<int32_t>(R);
   std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
   kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W_packed, b.val(), labels, R,
@@ -89,12 +96,8 @@ Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, cons
   const int64_t H = W.dim(0), V = W.dim(1), S = lw.shape().last(), N = lw.numel() / S;
   for (int64_t n = 0; n < N; ++n) LAVA_CHECK(y[n] >= 0 && y[n] < V, "label {} outside [0, {})", y[n], V);
   Var<T> out = tape.make_output(Shape{}, x, W, b, lw);
-  const int h = int(H), v = int(V);
-  const PackedB<T> W_packed{false, h, v, W.val(), v, tape.template scratch<T>(gemm_packed_b_size<T>(h, v))};
-  gemm_pack_b(W_packed);
   const bool grad = out.needs_grad();
-  const PackedB<T> W_t{true, v, h, W.val(), v,
-                       grad && x.needs_grad() ? tape.template scratch<T>(gemm_packed_b_size<T>(v, h)) : nullptr};
+  const auto [W_packed, W_t] = pack_output_weight(tape, W, grad && x.needs_grad());
   // dJ/d(each input), formed now and scaled by dJ in the backward pass (null where no gradient is wanted).
   T* dx = grad && x.needs_grad() ? tape.template scratch<T>(N * S * H) : nullptr;
   T* dW = grad && W.needs_grad() ? tape.template scratch<T>(H * V) : nullptr;

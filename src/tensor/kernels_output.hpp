@@ -80,6 +80,17 @@ void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
   }
 }
 
+// The chain rule through logits = x W + b for one chunk of gradient rows:
+//   dx = dx_beta · dx + dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
+// dlogits: (rows, V); x, dx: (rows, H); W_t: Wᵀ packed; dx, dW, db may each be null (no gradient wanted).
+template <class T>
+void add_linear_grads(T* dx, T dx_beta, T* dW, T* db, const T* dlogits, const T* x, const PackedB<T>& W_t,
+                      int64_t rows, int64_t H, int64_t V) {
+  if (dx) gemm<T>(false, int(rows), T(1), dlogits, int(V), W_t, dx_beta, dx, int(H));
+  if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x, int(H), dlogits, int(V), T(1), dW, int(V));
+  if (db) add_column_sums(db, dlogits, rows, V);
+}
+
 // dx, dW, db may each be null (that input needs no gradient). W: packed for x W (the recomputed logits); W_t: Wᵀ,
 // packed here for dx += dlogits Wᵀ when dx is wanted (else W_t.packed may be null). Packed once per pass, not in
 // every chunk's GEMM (W is the large operand, and Wᵀ's pack is a transpose).
@@ -105,9 +116,7 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const Pack
         l[y[r0 + r]] += g;
       }
     }
-    if (dx) gemm<T>(false, int(rows), T(1), chunk, int(V), W_t, T(1), dx + r0 * H, int(H));
-    if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
-    if (db) add_column_sums(db, chunk, rows, V);
+    add_linear_grads(dx ? dx + r0 * H : nullptr, T(1), dW, db, chunk, x + r0 * H, W_t, rows, H, V);
   }
 }
 

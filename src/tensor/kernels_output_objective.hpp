@@ -86,9 +86,7 @@ void enumerated_output_objective_forward(T* phi, T* dx, T* dW, T* db, T* dlw, T*
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r)
       row_softmax_grad_from_e(chunk + r * V, V, y[n0 + r / S], a[size_t(r)], row_max[size_t(r)], lse[size_t(r)]);
-    if (dx) gemm<T>(false, int(rows), T(1), chunk, int(V), W_t, T(0), dx + r0 * H, int(H));
-    if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x + r0 * H, int(H), chunk, int(V), T(1), dW, int(V));
-    if (db) add_column_sums(db, chunk, rows, V);
+    add_linear_grads(dx ? dx + r0 * H : nullptr, T(0), dW, db, chunk, x + r0 * H, W_t, rows, H, V);  // dx written
   }
 }
 
