@@ -210,6 +210,27 @@ TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a paral
   omp_set_num_threads(saved);
 }
 
+TEST_CASE("gemm: row-major A with rows 1 KiB apart (packed, not read in place) matches naive, 1 and 2 threads") {
+  // lda = 256 and 512 floats: split_n packs such an A in the threads that own ≥ 16 strips of 16 columns. N = 496
+  // has 31 strips: one thread packs; of two threads one packs (16 strips) and the other reads A in place (15).
+  const int shapes[][3] = {{100, 496, 256}, {40, 1024, 512}, {7, 600, 256}};
+  TestRng rng{4242};
+  const int saved = omp_get_max_threads();
+  for (const auto& s : shapes)
+    for (bool tb : {false, true}) {
+      Problem<float> p(false, tb, s[0], s[1], s[2], 0, rng);
+      REQUIRE(p.lda % 256 == 0);
+      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " tb=" << tb);
+      omp_set_num_threads(1);
+      const auto c1 = p.run(0.5f, -1.0f, p.C);
+      omp_set_num_threads(2);
+      const auto c2 = p.run(0.5f, -1.0f, p.C);
+      CHECK(count_mismatches(p, 0.5f, -1.0f, p.C, c1) == 0);
+      CHECK(std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)) == 0);
+    }
+  omp_set_num_threads(saved);
+}
+
 namespace {
 
 // 16 float lanes in plain C++ with the interface of the x86 vector types (gemm_avx512.cpp's Zmm).

@@ -14,7 +14,8 @@
 //    memory once, overlapped with the FMAs.
 //  * split_m (N too narrow to share out): threads own ranges of MR-row panels; each packs the (narrow) B̂ block.
 // Two operands skip packing: split_n reads full MR-row panels of a row-major Â (csa = 1) in place (packing would
-// only transpose them; the kernel broadcasts from the rows directly), and a B̂ packed once for many calls
+// only transpose them; the kernel broadcasts from the rows directly) unless its rows are a multiple of 1 KiB apart,
+// and a B̂ packed once for many calls
 // (pack_b_whole, gemm.hpp's PackedB: a weight used at every time step) is read by every thread as it is.
 // Determinism: kc blocks depend on K only (kc_for) and every C element is updated once per k block, in increasing
 // k, by the same kernel, so the bits do not depend on the thread count or on which nest ran.
@@ -57,6 +58,10 @@ void pack_b_whole(const GemmView<T>& v, const PackedBlocking& bl, T* dst, bool p
   }
 }
 
+// A thread packs an aliasing row-major Â (see gemm_split_n) only when it runs the kernel over at least this many
+// NR-column strips of C per Â panel, so that the copy costs at most a few per cent of the multiply-adds.
+constexpr int kPackAStrips = 16;
+
 // split_n loop nest (see top). Requires M, N, K ≥ 1.
 template <class Kn, class T = typename Kn::T>
 void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
@@ -69,8 +74,11 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
   const bool in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
   const bool prefetch = strip_major && v.csb == 1 && !in_place && !v.packed_b;
-  // A row-major Â (csa == 1) is read in place by full panels: packing it would only transpose it.
-  const bool a_in_place = v.csa == 1;
+  // A row-major Â (csa == 1) is read in place by full panels: packing it would only transpose it. Except when its
+  // rows are a multiple of 1 KiB apart (H = 256, 512, 1024): then the MR rows of a panel fall into the same few L1
+  // sets and evict one another and the B̂ strip (measured: 1024³ and the logits GEMM 5 points of the FMA peak slower
+  // in place); a thread packs them when the copy is spread over enough strips of its own (≥ kPackAStrips).
+  const bool a_aliases = v.csa == 1 && (v.rsa * long(sizeof(T))) % 1024 == 0;
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private, b_private;
@@ -78,6 +86,7 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
     T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));         // (group, kc, NR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const int s_begin = int(long(b_panels) * tid / nth), s_end = int(long(b_panels) * (tid + 1) / nth);
+    const bool a_in_place = v.csa == 1 && !(a_aliases && s_end - s_begin >= kPackAStrips);
     for (int ib = 0; ib < a_panels && s_begin < s_end; ib += block_panels) {
       const int np = std::min(block_panels, a_panels - ib);
       for (int pc = 0; pc < v.K; pc += kc_blk) {
