@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cli_runner.hpp"
+#include "gemm/gemm_bench.hpp"
 #include "models/toy.hpp"
 #include "report/json.hpp"
 
@@ -155,6 +156,11 @@ TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lis
     CHECK(row.at("gflops").number() > 0);
     CHECK(row.at("packed_gflops").number() > 0);
     CHECK(row.at("trans").str() == "NN");
+    // which kernels ran: LAVA's micro-kernel, and OpenBLAS's core name exactly when OpenBLAS was timed
+    CHECK(row.at("kernel").str() == lava::gemm_kernel_name());
+    const bool timed = row.at("openblas_gflops").is_number();
+    CHECK(timed == (row.at("openblas_kernel").str() != "n/a"));
+    CHECK(!row.at("openblas_kernel").str().empty());
   }
   CHECK(rows.size() == 2);
   CHECK(run_lava("bench gemm --sizes 0").code == 2);

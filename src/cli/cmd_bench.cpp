@@ -41,10 +41,11 @@ int bench_gemm(int argc, char** argv) {
                  "Times lava's float GEMM on square sizes, the LSTM-step shapes 64x2048x1024 and the output-layer\n"
                  "shapes 1920x20000x512 (NN, NT, TN), with each thread count; reports GFLOP/s, the ratio to the FMA\n"
                  "peak, and the ratio to OpenBLAS when libopenblas.so.0 can be loaded (OPENBLAS_CORETYPE is unset\n"
-                 "inside this process so OpenBLAS uses its best kernels; LAVA itself never needs OpenBLAS). The\n"
-                 "packed_* columns time the same product with op(B) packed once beforehand, as training packs a weight\n"
-                 "read at every time step. Each of --repeats rounds samples the FMA peak, LAVA, LAVA packed and\n"
-                 "OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every figure is the median of its samples.");
+                 "while it loads, so that it picks its best kernels for this CPU; their name is printed; LAVA itself\n"
+                 "never needs OpenBLAS). The packed_* columns time the same product with op(B) packed once\n"
+                 "beforehand, as training packs a weight read at every time step. Each of --repeats rounds samples\n"
+                 "the FMA peak, LAVA, LAVA packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every\n"
+                 "figure is the median of its samples.");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
@@ -67,13 +68,22 @@ int bench_gemm(int argc, char** argv) {
   t.add_column("m").add_column("n").add_column("k").add_column("trans").add_column("threads");
   t.add_column("gflops", ".1f").add_column("peak_ratio", ".3f").add_column("openblas_gflops", ".1f");
   t.add_column("openblas_ratio", ".3f").add_column("packed_gflops", ".1f").add_column("packed_openblas_ratio", ".3f");
+  // Which kernels ran: in the header of the table for people, in every row of json and csv.
+  const bool table = cl.common().format == OutputFormat::table;
+  const std::string ob_core = openblas_core_name();
+  if (!table) t.add_column("kernel").add_column("openblas_kernel");
   for (const GemmBenchRow& r : rows) {
     const bool ob = r.openblas_gflops > 0;
-    t.add_row({double(r.m), double(r.n), double(r.k), r.trans, double(r.threads), r.gflops, r.peak_ratio,
-               ob ? Cell(r.openblas_gflops) : Cell("n/a"), ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"),
-               r.packed_gflops, ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a")});
+    std::vector<Cell> cells{double(r.m), double(r.n), double(r.k), r.trans, double(r.threads), r.gflops, r.peak_ratio,
+                            ob ? Cell(r.openblas_gflops) : Cell("n/a"),
+                            ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"), r.packed_gflops,
+                            ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a")};
+    if (!table) cells.insert(cells.end(), {Cell(gemm_kernel_name()), ob ? Cell(ob_core) : Cell("n/a")});
+    t.add_row(cells);
   }
-  if (cl.common().format == OutputFormat::table) std::printf("kernel: %s\n", gemm_kernel_name().c_str());
+  if (table)
+    std::printf("kernel: %s; OpenBLAS kernel: %s\n", gemm_kernel_name().c_str(),
+                ob_core.empty() ? "n/a (libopenblas.so.0 not found)" : ob_core.c_str());
   t.print(stdout, cl.common().format);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "core/check.hpp"
@@ -26,26 +27,56 @@ struct OpenBlas {
   using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
                            int);
   using SetThreadsFn = void (*)(int);
+  using NameFn = char* (*)();
   SgemmFn sgemm = nullptr;
   SetThreadsFn set_threads = nullptr;
+  std::string core;  // openblas_get_corename(): the kernel family it chose, e.g. "Haswell", "Zen", "Cooperlake"
 };
 
 // Loads libopenblas.so.0 once per process; nullptr when it is not installed. OPENBLAS_CORETYPE and
-// OPENBLAS_L2_SIZE are cleared first (in this process only) so that OpenBLAS picks its kernels for this CPU
-// itself instead of a forced, narrower core type, and OPENBLAS_THREAD_TIMEOUT is set unless the caller set it.
+// OPENBLAS_L2_SIZE are cleared while it loads (OpenBLAS reads its environment once, in its constructor) so that it
+// picks its kernels for this CPU itself instead of a forced, narrower core type, and OPENBLAS_THREAD_TIMEOUT is set
+// unless the caller set it; all three are put back as they were right after, so the process's environment (and
+// that of any child it starts, such as the test runner's `lava` processes) never changes.
+class EnvOverride {
+ public:
+  // value == nullptr unsets; keep_set leaves a variable that is already set alone.
+  EnvOverride(const char* name, const char* value, bool keep_set = false) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (had_ && keep_set) return;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~EnvOverride() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+  EnvOverride(const EnvOverride&) = delete;
+  EnvOverride& operator=(const EnvOverride&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
 const OpenBlas* open_blas() {
   static const std::unique_ptr<OpenBlas> lib = []() -> std::unique_ptr<OpenBlas> {
-    unsetenv("OPENBLAS_CORETYPE");
-    unsetenv("OPENBLAS_L2_SIZE");
+    const EnvOverride coretype("OPENBLAS_CORETYPE", nullptr), l2("OPENBLAS_L2_SIZE", nullptr);
     // Its worker threads sleep at once after a call (2^4 cycles of spinning, not 2^28), as LAVA's do under
     // OMP_WAIT_POLICY=passive: the rounds alternate the two, and a spinning team would hold the other's core.
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    const EnvOverride timeout("OPENBLAS_THREAD_TIMEOUT", "4", /*keep_set=*/true);
     void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) return nullptr;
     auto ob = std::make_unique<OpenBlas>();
     ob->sgemm = reinterpret_cast<OpenBlas::SgemmFn>(dlsym(h, "cblas_sgemm"));
     ob->set_threads = reinterpret_cast<OpenBlas::SetThreadsFn>(dlsym(h, "openblas_set_num_threads"));
     if (ob->sgemm == nullptr || ob->set_threads == nullptr) return nullptr;  // (handle stays open; harmless)
+    const auto corename = reinterpret_cast<OpenBlas::NameFn>(dlsym(h, "openblas_get_corename"));
+    const char* core = corename ? corename() : nullptr;
+    ob->core = core ? core : "unknown";
     return ob;
   }();
   return lib.get();
@@ -164,6 +195,11 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
   }
   omp_set_num_threads(saved_threads);
   return rows;
+}
+
+std::string openblas_core_name() {
+  const OpenBlas* ob = open_blas();
+  return ob ? ob->core : std::string();
 }
 
 }  // namespace lava

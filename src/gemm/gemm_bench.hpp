@@ -25,6 +25,10 @@ double measure_fma_peak_gflops(int threads, int runs = 5, double run_seconds = 0
 // The float micro-kernel lava::gemm uses on this CPU, e.g. "avx2 6x16" (for the report header).
 std::string gemm_kernel_name();
 
+// The kernel family OpenBLAS chose for this CPU (openblas_get_corename(), with OPENBLAS_CORETYPE unset as in
+// run_gemm_bench), e.g. "Haswell" or "Cooperlake"; empty when libopenblas.so.0 cannot be loaded.
+std::string openblas_core_name();
+
 // Times every shape × threads × trans combination ({m, n, k} = C is m×n, inner dimension k; minimal leading
 // dimensions; alpha = 1, beta = 0), plainly and with op(B) packed once before the timed calls (as a training step
 // does for the weights it reads at every time step; the packing is then not part of the figure). Each of `repeats`
