@@ -15,8 +15,8 @@
 //  * split_m (N too narrow to share out): threads own ranges of MR-row panels; each packs the (narrow) B̂ block.
 // Two operands skip packing: split_n reads full MR-row panels of a row-major Â (csa = 1) in place (packing would
 // only transpose them; the kernel broadcasts from the rows directly) unless its rows are a multiple of 1 KiB apart,
-// and a B̂ packed once for many calls
-// (pack_b_whole, gemm.hpp's PackedB: a weight used at every time step) is read by every thread as it is.
+// and a B̂ packed once for many calls (pack_b_whole, gemm.hpp's PackedB: a weight used at every time step) is read
+// by every thread as it is.
 // Determinism: kc blocks depend on K only (kc_for) and every C element is updated once per k block, in increasing
 // k, by the same kernel, so the bits do not depend on the thread count or on which nest ran.
 //
