@@ -28,15 +28,33 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-$(BUILD)/obj/%.o: %.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -c $< -o $@
-
 # Test sources compile at -O1 in the optimised build: the library they exercise stays at -O3, their own code is
 # brute-force references and checks, and -O1 compiles them about 30 % faster, which keeps CI's two builds in time.
-$(BUILD)/obj/tests/%.o: tests/%.cpp
+TEST_CXXFLAGS := $(subst -O3,-O1,$(CXXFLAGS))
+
+# Precompiled headers: src/core/precompiled.hpp (standard and fmt headers) is force-included into every file. GCC
+# uses a .gch only if it was built with the same flags, so each flag set (library, tests, and the sanitizer tree's
+# own) gets a copy of the header in its own directory with its .gch beside it; -Winvalid-pch says if one is skipped.
+PCH_LIB  := $(BUILD)/pch/lib/precompiled.hpp
+PCH_TEST := $(if $(findstring -O3,$(CXXFLAGS)),$(BUILD)/pch/test/precompiled.hpp,$(PCH_LIB))
+
+$(BUILD)/pch/%/precompiled.hpp: src/core/precompiled.hpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(subst -O3,-O1,$(CXXFLAGS)) -c $< -o $@
+	cp $< $@
+
+$(BUILD)/pch/lib/precompiled.hpp.gch: $(BUILD)/pch/lib/precompiled.hpp
+	$(CXX) $(CXXFLAGS) -x c++-header $< -o $@
+
+$(BUILD)/pch/test/precompiled.hpp.gch: $(BUILD)/pch/test/precompiled.hpp
+	$(CXX) $(TEST_CXXFLAGS) -x c++-header $< -o $@
+
+$(BUILD)/obj/%.o: %.cpp $(PCH_LIB).gch
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -Winvalid-pch -include $(PCH_LIB) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.cpp $(PCH_TEST).gch
+	@mkdir -p $(dir $@)
+	$(CXX) $(TEST_CXXFLAGS) -Winvalid-pch -include $(PCH_TEST) -c $< -o $@
 
 $(BUILD)/liblava.a: $(LIB_OBJ)
 	@rm -f $@
