@@ -2,11 +2,12 @@
 // force-included into every file by the Makefile (-include; see "Precompiled headers" there). Parsing them was about
 // a third of the compile time of a typical file at -O0 (8 files: 45.6 s → 31.5 s), and CI compiles everything twice.
 // Files still include what they use themselves: this list changes build time only, never meaning.
-#pragma once
+#ifndef LAVA_CORE_PRECOMPILED_HPP
+#define LAVA_CORE_PRECOMPILED_HPP
+// (a guard, not #pragma once: GCC warns about #pragma once in the header it precompiles)
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -20,3 +21,5 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#endif  // LAVA_CORE_PRECOMPILED_HPP

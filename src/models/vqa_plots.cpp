@@ -93,12 +93,12 @@ void write_vqa_attention_plots(const std::string& dir, VqaModel& model, const Vq
       for (double& x : posterior) z += (x = std::exp(x - m));
       for (double& x : posterior) x /= z;
       panels.push_back(posterior);
-      titles.push_back("posterior p(z | x, x̃, y)");
+      titles.emplace_back("posterior p(z | x, x̃, y)");
       if (!s.log_q.empty()) {
         std::vector<double> qz(static_cast<size_t>(R));
         for (int i = 0; i < R; ++i) qz[size_t(i)] = std::exp(double(s.log_q[size_t(b) * size_t(R) + size_t(i)]));
         panels.push_back(qz);
-        titles.push_back("q(z | x, x̃, y)");
+        titles.emplace_back("q(z | x, x̃, y)");
       }
     }
     std::string question;
