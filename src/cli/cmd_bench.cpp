@@ -70,7 +70,7 @@ int bench_gemm(int argc, char** argv) {
   t.add_column("openblas_ratio", ".3f").add_column("packed_gflops", ".1f").add_column("packed_openblas_ratio", ".3f");
   // Which kernels ran: in the header of the table for people, in every row of json and csv.
   const bool table = cl.common().format == OutputFormat::table;
-  const std::string ob_core = openblas_core_name();
+  const std::string kernel = gemm_kernel_name(), ob_core = openblas_core_name();
   if (!table) t.add_column("kernel").add_column("openblas_kernel");
   for (const GemmBenchRow& r : rows) {
     const bool ob = r.openblas_gflops > 0;
@@ -78,11 +78,11 @@ int bench_gemm(int argc, char** argv) {
                             ob ? Cell(r.openblas_gflops) : Cell("n/a"),
                             ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"), r.packed_gflops,
                             ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a")};
-    if (!table) cells.insert(cells.end(), {Cell(gemm_kernel_name()), ob ? Cell(ob_core) : Cell("n/a")});
+    if (!table) cells.insert(cells.end(), {Cell(kernel), ob ? Cell(ob_core) : Cell("n/a")});
     t.add_row(cells);
   }
   if (table)
-    std::printf("kernel: %s; OpenBLAS kernel: %s\n", gemm_kernel_name().c_str(),
+    std::printf("kernel: %s; OpenBLAS kernel: %s\n", kernel.c_str(),
                 ob_core.empty() ? "n/a (libopenblas.so.0 not found)" : ob_core.c_str());
   t.print(stdout, cl.common().format);
   return 0;
