@@ -60,10 +60,8 @@ void train_briefly(Seq2Seq& model, const ParallelCorpus& corpus, int steps) {
     Ctx c{tape, model.ps, true, CounterRng(3, uint64_t(step)), 0.f};
     Var<float> loss =
         affine(model.objective(c, make_batch(corpus.train.pairs, idx), ObjectiveOptions{}).objective, -1.f / 16, 0.f);
-    model.ps.zero_grad();
     tape.backward(loss);
-    clip_grad_norm(model.ps, 5.f);
-    adam.step(model.ps);
+    adam.step(model.ps, clip_factor(grad_norm(model.ps), 5.f));
   }
 }
 

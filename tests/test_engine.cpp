@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -108,8 +109,7 @@ TEST_CASE("tape: after the first step, a training step allocates nothing from th
   g_allocations = 0;
   g_counting = true;
   m.step(tape, 3);
-  clip_grad_norm(m.ps, 1.0f);
-  adam.step(m.ps);
+  adam.step(m.ps, clip_factor(grad_norm(m.ps), 1.0f));
   g_counting = false;
   CHECK(g_allocations.load() == scaffolding);
 }
@@ -123,8 +123,7 @@ TEST_CASE("tape: a step gives the same bits with 1 and 2 threads") {
     std::vector<float> losses;
     for (int s = 0; s < 3; ++s) {
       losses.push_back(m.step(tape, uint64_t(s)));
-      clip_grad_norm(m.ps, 0.5f);
-      adam.step(m.ps);
+      adam.step(m.ps, clip_factor(grad_norm(m.ps), 0.5f));
     }
     std::vector<float> out(m.ps.values(), m.ps.values() + m.ps.size());
     out.insert(out.end(), losses.begin(), losses.end());
@@ -191,15 +190,35 @@ TEST_CASE("params: uniform init does not depend on declaration order; Adam and S
   CHECK(ps.val(0)[0] == doctest::Approx(1.0 - 0.2 - 0.38).epsilon(1e-12));
 }
 
-TEST_CASE("params: clipping by global norm") {
+TEST_CASE("params: clipping by global norm; Adam applies the factor as it reads and consumes the gradients") {
   ParamStore<double> ps;
   ps.add("a", Shape{2}), ps.add("b", Shape{1});
   ps.grads()[0] = 3, ps.grads()[1] = 0, ps.grads()[2] = 4;
-  CHECK(clip_grad_norm(ps, 10.0) == doctest::Approx(5.0));
-  CHECK(ps.grads()[0] == 3.0);
-  CHECK(clip_grad_norm(ps, 1.0) == doctest::Approx(5.0));
-  CHECK(ps.grads()[0] == doctest::Approx(0.6));
-  CHECK(ps.grads()[2] == doctest::Approx(0.8));
+  CHECK(grad_norm(ps) == doctest::Approx(5.0).epsilon(1e-15));
+  CHECK(clip_factor(5.0, 10.0) == 1.0);
+  CHECK(clip_factor(5.0, 1.0) == doctest::Approx(0.2).epsilon(1e-15));
+  CHECK(clip_factor(5.0, 0.0) == 1.0);  // max_norm 0: no clipping
+
+  // A store of 100,000 floats (split over threads): Adam with a factor gives the same bits as Adam on gradients
+  // scaled beforehand, and leaves every gradient zero.
+  auto make = [] {
+    ParamStore<float> s;
+    s.add("w", Shape{100000});
+    s.init_uniform(0.5f, 3);
+    return s;
+  };
+  ParamStore<float> scaled = make(), by_hand = make();
+  Adam<float> adam_scaled, adam_by_hand;
+  for (int step = 0; step < 2; ++step) {
+    for (size_t i = 0; i < scaled.size(); ++i) {
+      scaled.grads()[i] = float(std::sin(double(i + 7 * step)));
+      by_hand.grads()[i] = scaled.grads()[i] * 0.3f;
+    }
+    adam_scaled.step(scaled, 0.3f);
+    adam_by_hand.step(by_hand);
+    CHECK(std::memcmp(scaled.values(), by_hand.values(), scaled.size() * sizeof(float)) == 0);
+    CHECK(std::all_of(scaled.grads(), scaled.grads() + scaled.size(), [](float g) { return g == 0.f; }));
+  }
 }
 
 TEST_CASE("checkpoint: parameters round-trip bit-exactly; mismatches name the file and parameter") {

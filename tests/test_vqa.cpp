@@ -447,10 +447,8 @@ TEST_CASE("vqa: training steps are bit-identical with 1 and 2 threads") {
       Ctx c{tape, model.ps, true, CounterRng(3, uint64_t(step)), cfg.dropout};
       const VqaBatch batch = make_vqa_batch(l.train, l.train_enc, vqa_train_batches(64, 64, 1, step)[0]);
       Var<float> loss = affine(model.objective(c, batch, {}).objective, -1.f / 64, 0.f);
-      model.ps.zero_grad();
       tape.backward(loss);
-      clip_grad_norm(model.ps, 5.f);
-      adam.step(model.ps);
+      adam.step(model.ps, clip_factor(grad_norm(model.ps), 5.f));
     }
     return std::vector<float>(model.ps.values(), model.ps.values() + model.ps.size());
   };

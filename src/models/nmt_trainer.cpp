@@ -137,9 +137,8 @@ bool NmtRun::train_step(const std::vector<int>& pairs) {
   Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per sentence
   float norm = 0;
   if (std::isfinite(loss.item())) {
-    model_.ps.zero_grad();
-    tape_.backward(loss);
-    norm = clip_grad_norm(model_.ps, float(opt_.clip));
+    tape_.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
+    norm = grad_norm(model_.ps);
   }
   if (!std::isfinite(loss.item()) || !std::isfinite(norm)) {
     std::fprintf(stderr,
@@ -149,7 +148,7 @@ bool NmtRun::train_step(const std::vector<int>& pairs) {
                  double(std::isfinite(loss.item()) ? norm : loss.item()), (long long)st_.step);
     return false;
   }
-  adam_.step(model_.ps);
+  adam_.step(model_.ps, clip_factor(norm, float(opt_.clip)));
   ++st_.step, ++st_.batch;
   const int64_t ntok = batch.target_tokens();
   st_.tokens_seen += ntok;

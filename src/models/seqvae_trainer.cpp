@@ -132,9 +132,8 @@ SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt) {
       Var<float> loss = affine(terms.loss, 1.f / float(batch.B), 0.f);  // per sentence
       float norm = 0;
       if (std::isfinite(loss.item())) {
-        model.ps.zero_grad();
-        tape.backward(loss);
-        norm = clip_grad_norm(model.ps, float(opt.clip));
+        tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
+        norm = grad_norm(model.ps);
       }
       if (!std::isfinite(loss.item()) || !std::isfinite(norm)) {
         std::fprintf(stderr, "lava train: the %s became %f at step %lld; stopping before that update\n",
@@ -143,7 +142,7 @@ SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt) {
         summary.stopped_on_nan = stop = true;
         break;
       }
-      adam.step(model.ps);
+      adam.step(model.ps, clip_factor(norm, float(opt.clip)));
       ++summary.steps;
       tokens_seen += terms.tokens;
       loss_sum += double(loss.item()) * batch.B, recon_sum += terms.recon, kl_sum += terms.kl, sent_sum += batch.B;

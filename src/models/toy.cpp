@@ -148,9 +148,8 @@ ToyResult run_toy(const ToyParams& p, const ToyOptions& opt) {
     r.trace.push_back({step, e, gap, kl_q_post});
     r.max_identity_error = std::max(r.max_identity_error, std::abs(gap - kl_q_post));
     if (update) {
-      params.zero_grad();
       V loss = affine(elbo, -1.0, 0.0);
-      tape.backward(loss);
+      tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
       adam.step(params);
     } else {
       r.elbo = e, r.kl_q_prior = kl_q_prior, r.kl_q_posterior = kl_q_post, r.kl_gap = gap;

@@ -65,10 +65,8 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("train")).child(uint64_t(step)), 0.f};
     const ObjectiveTerms terms = model.objective(c, batch, ObjectiveOptions{});
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);
-    model.ps.zero_grad();
-    tape.backward(loss);
-    clip_grad_norm(model.ps, 5.f);
-    adam.step(model.ps);
+    tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
+    adam.step(model.ps, clip_factor(grad_norm(model.ps), 5.f));
     const auto t1 = std::chrono::steady_clock::now();
     if (step >= o.warmup) {
       seconds.push_back(std::chrono::duration<double>(t1 - t0).count());

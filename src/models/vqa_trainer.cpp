@@ -94,10 +94,8 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
         stop = true;
         break;
       }
-      model.ps.zero_grad();
-      tape.backward(loss);
-      clip_grad_norm(model.ps, float(opt.clip));
-      adam.step(model.ps);
+      tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
+      adam.step(model.ps, clip_factor(grad_norm(model.ps), float(opt.clip)));
       ++summary.steps;
       questions_seen += batch.B;
       obj_sum += terms.value_sum, kl_sum += terms.kl_sum, n_sum += batch.B;
