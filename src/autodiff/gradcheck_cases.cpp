@@ -159,6 +159,18 @@ void add_output(std::vector<GradCase>& cs) {
         "linear_log_softmax_pick", {{300, 3}, {3, 4}, {4}},
         [many, mode](const Vs& x) { return linear_log_softmax_pick(x[0], x[1], x[2], many.data(), mode); },
         fmt::format(" 300 rows (2 chunks, logits {})", what)));
+  // W and b as views of one (H+1, V) leaf, b its last row, as a Linear's parameters lie in the store: the backward
+  // pass then forms db as the extra row of the dW GEMM (kernels::add_linear_grads).
+  cs.push_back(one_output(
+      "linear_log_softmax_pick", {{300, 3}, {4, 4}},
+      [many](const Vs& x) {
+        Tape<double>& tape = *x[1].tape;
+        double* grad = x[1].grad();
+        Var<double> W = tape.external(Shape{3, 4}, x[1].val(), grad);
+        Var<double> b = tape.external(Shape{4}, x[1].val() + 12, grad ? grad + 12 : nullptr);
+        return linear_log_softmax_pick(x[0], W, b, many.data());
+      },
+      " 300 rows, W and b one block (db from the dW GEMM)"));
   // The enumerated objective: lw enters unnormalised in the small case (the op does not need log-probabilities),
   // and as log-probabilities (through log_softmax) in the 3-chunk case, as in training, which keeps |J| small
   // enough for the differences' rounding. The weights c include 0 (a padded token) and a non-unit value.

@@ -75,12 +75,14 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
   std::memcpy(labels, y, sizeof(int32_t) * size_t(R));
   kernels::linear_log_softmax_pick_forward(out.val(), lse, row_max, logits, x.val(), W_packed, b.val(), labels, R,
                                            H, V, kept);
-  if (out.needs_grad())
-    tape.on_backward([x, W, b, out, lse, row_max, logits, W_packed, W_t, labels, R, H, V, kept] {
+  if (out.needs_grad()) {
+    T* x1 = tape.template scratch<T>(std::min<int64_t>(R, kernels::kChunkRows) * (H + 1));
+    tape.on_backward([x, W, b, out, lse, row_max, logits, W_packed, W_t, labels, x1, R, H, V, kept] {
       const OutputLayerMeter meter;
       kernels::linear_log_softmax_pick_backward(x.grad(), W.grad(), b.grad(), logits, W_packed, W_t, out.grad(), lse,
-                                                row_max, x.val(), b.val(), labels, R, H, V, kept);
+                                                row_max, x.val(), x1, b.val(), labels, R, H, V, kept);
     });
+  }
   return out;
 }
 
@@ -100,12 +102,16 @@ Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, cons
   const auto [W_packed, W_t] = pack_output_weight(tape, W, grad && x.needs_grad());
   // dJ/d(each input), formed now and scaled by dJ in the backward pass (null where no gradient is wanted).
   T* dx = grad && x.needs_grad() ? tape.template scratch<T>(N * S * H) : nullptr;
-  T* dW = grad && W.needs_grad() ? tape.template scratch<T>(H * V) : nullptr;
-  T* db = grad && b.needs_grad() ? tape.template scratch<T>(V) : nullptr;
+  // dW and db in one block, db right after dW, so that the kernel forms both in one GEMM (add_linear_grads).
+  T* dWb = grad && (W.needs_grad() || b.needs_grad()) ? tape.template scratch<T>((H + 1) * V) : nullptr;
+  T* dW = W.needs_grad() ? dWb : nullptr;
+  T* db = b.needs_grad() && dWb ? dWb + H * V : nullptr;
+  const int64_t chunk_rows = kernels::enumerated_chunk_rows(S);
+  T* x1 = dW && db ? tape.template scratch<T>(chunk_rows * (H + 1)) : nullptr;
   T* dlw = grad && lw.needs_grad() ? tape.template scratch<T>(N * S) : nullptr;
   T* phi = tape.template scratch<T>(N);
-  T* chunk = tape.template scratch<T>(kernels::enumerated_chunk_rows(S) * V);
-  kernels::enumerated_output_objective_forward(phi, dx, dW, db, dlw, chunk, x.val(), W_packed, W_t, b.val(), lw.val(),
+  T* chunk = tape.template scratch<T>(chunk_rows * V);
+  kernels::enumerated_output_objective_forward(phi, dx, dW, db, dlw, chunk, x.val(), x1, W_packed, W_t, b.val(), lw.val(),
                                                y, c, N, S, H, V, kind == EnumeratedObjective::marginal);
   double J = 0;  // Σ_n c_n Φ_n in increasing n
   for (int64_t n = 0; n < N; ++n) J += double(c[n]) * double(phi[n]);
@@ -116,8 +122,9 @@ Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, cons
       const OutputLayerMeter meter;
       const T g = out.grad()[0];
       const auto add_scaled = [g](T* to, const T* d, int64_t n) {
-        if (d)
-          for (int64_t i = 0; i < n; ++i) to[i] += g * d[i];
+        if (!d) return;
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+        for (int64_t i = 0; i < n; ++i) to[i] += g * d[i];
       };
       add_scaled(x.grad(), dx, N * S * H);
       add_scaled(W.grad(), dW, H * V);

@@ -13,6 +13,7 @@
 // Buffers: x, dx (R, H); W, dW (H, V); b, db (V); y, out, lse, row_max, dout (R);
 //          logits: scratch (kept + (kept < R ? kChunkRows : 0), V);  W, W_t: W and Wᵀ packed (gemm.hpp PackedB).
 // Chunks run in order and each GEMM is deterministic, so results do not depend on the thread count.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -82,21 +83,36 @@ void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
 
 // The chain rule through logits = x W + b for one chunk of gradient rows:
 //   dx = dx_beta · dx + dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
-// dlogits: (rows, V); x, dx: (rows, H); W_t: Wᵀ packed; dx, dW, db may each be null (no gradient wanted).
+// When db directly follows dW in memory, [dW; db] is one (H+1, V) matrix and db its last row:
+//   [dW; db] += [x 1]ᵀ dlogits,
+// one GEMM with one more row of output (in the last, partial row panel of the kernel) instead of a second pass over
+// dlogits, which is larger than any cache. Callers lay the two out so (a Linear declares W and b together, and the
+// parameter store keeps their gradients in declaration order) and pass x1, room for [x 1].
+// dlogits: (rows, V); x, dx: (rows, H); x1: (rows, H + 1) scratch or null; W_t: Wᵀ packed;
+// dx, dW, db may each be null (no gradient wanted).
 template <class T>
-void add_linear_grads(T* dx, T dx_beta, T* dW, T* db, const T* dlogits, const T* x, const PackedB<T>& W_t,
+void add_linear_grads(T* dx, T dx_beta, T* dW, T* db, const T* dlogits, const T* x, T* x1, const PackedB<T>& W_t,
                       int64_t rows, int64_t H, int64_t V) {
   if (dx) gemm<T>(false, int(rows), T(1), dlogits, int(V), W_t, dx_beta, dx, int(H));
+  if (dW && db && db == dW + H * V && x1) {
+    for (int64_t r = 0; r < rows; ++r) {
+      std::copy(x + r * H, x + r * H + H, x1 + r * (H + 1));
+      x1[r * (H + 1) + H] = T(1);
+    }
+    gemm<T>(true, false, int(H + 1), int(V), int(rows), T(1), x1, int(H + 1), dlogits, int(V), T(1), dW, int(V));
+    return;
+  }
   if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x, int(H), dlogits, int(V), T(1), dW, int(V));
   if (db) add_column_sums(db, dlogits, rows, V);
 }
 
-// dx, dW, db may each be null (that input needs no gradient). W: packed for x W (the recomputed logits); W_t: Wᵀ,
+// dx, dW, db may each be null (that input needs no gradient); x1: (kChunkRows, H + 1) scratch (add_linear_grads).
+// W: packed for x W (the recomputed logits); W_t: Wᵀ,
 // packed here for dx += dlogits Wᵀ when dx is wanted (else W_t.packed may be null). Packed once per pass, not in
 // every chunk's GEMM (W is the large operand, and Wᵀ's pack is a transpose).
 template <class T>
 void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const PackedB<T>& W, const PackedB<T>& W_t,
-                                      const T* dout, const T* lse, const T* row_max, const T* x, const T* b,
+                                      const T* dout, const T* lse, const T* row_max, const T* x, T* x1, const T* b,
                                       const int32_t* y, int64_t R, int64_t H, int64_t V, int64_t kept) {
   if (dx) gemm_pack_b(W_t);
   for (int64_t r0 = 0; r0 < R; r0 += kChunkRows) {
@@ -116,7 +132,7 @@ void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const Pack
         l[y[r0 + r]] += g;
       }
     }
-    add_linear_grads(dx ? dx + r0 * H : nullptr, T(1), dW, db, chunk, x + r0 * H, W_t, rows, H, V);
+    add_linear_grads(dx ? dx + r0 * H : nullptr, T(1), dW, db, chunk, x + r0 * H, x1, W_t, rows, H, V);
   }
 }
 

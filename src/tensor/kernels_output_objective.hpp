@@ -55,7 +55,7 @@ double query_objective(const T* lw, const T* logf, int64_t S, bool marginal, dou
 }
 
 template <class T>
-void enumerated_output_objective_forward(T* phi, T* dx, T* dW, T* db, T* dlw, T* chunk, const T* x,
+void enumerated_output_objective_forward(T* phi, T* dx, T* dW, T* db, T* dlw, T* chunk, const T* x, T* x1,
                                          const PackedB<T>& W, const PackedB<T>& W_t, const T* b, const T* lw,
                                          const int32_t* y, const T* c, int64_t N, int64_t S, int64_t H, int64_t V,
                                          bool marginal) {
@@ -86,7 +86,7 @@ void enumerated_output_objective_forward(T* phi, T* dx, T* dW, T* db, T* dlw, T*
 #pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
     for (int64_t r = 0; r < rows; ++r)
       row_softmax_grad_from_e(chunk + r * V, V, y[n0 + r / S], a[size_t(r)], row_max[size_t(r)], lse[size_t(r)]);
-    add_linear_grads(dx ? dx + r0 * H : nullptr, T(0), dW, db, chunk, x + r0 * H, W_t, rows, H, V);  // dx written
+    add_linear_grads(dx ? dx + r0 * H : nullptr, T(0), dW, db, chunk, x + r0 * H, x1, W_t, rows, H, V);  // dx written
   }
 }
 
