@@ -137,17 +137,21 @@ TEST_CASE("tape: a step gives the same bits with 1 and 2 threads") {
 }
 
 TEST_CASE("kernels: large reductions, softmax and products are bit-identical with 1 and 2 threads") {
-  auto run = [](int threads) {
+  std::vector<float> x(300 * 257);
+  CounterRng rng(5, 0);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(rng.normal(i));
+  const std::vector<float> zeros(257, 0.f);
+  auto run = [&](int threads) {
     omp_set_num_threads(threads);
     Tape<float> tape;
-    std::vector<float> x(300 * 257);
-    CounterRng rng(5, 0);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = float(rng.normal(i));
-    Var<float> a = tape.input(Shape{300, 257}, x.data(), true);
+    Var<float> a = tape.input(Shape{300, 257}, x.data(), true), bias = tape.input(Shape{257}, zeros.data(), true);
     Var<float> s = softmax(a, 0), l = logsumexp(a, -1), t = sum_all(a), p = matmul(a, a, true, false);
-    Var<float> loss = add(add(sum_all(mul(s, a)), sum_all(l)), add(t, mean_all(p)));
+    // d/dbias of Σ (a + bias) ⊙ a is the column sums of a: a broadcast operand's gradient (2 column blocks)
+    Var<float> biased = sum_all(mul(add(a, bias), a));
+    Var<float> loss = add(add(add(sum_all(mul(s, a)), sum_all(l)), add(t, mean_all(p))), biased);
     tape.backward(loss);
     std::vector<float> out(a.grad(), a.grad() + a.numel());
+    out.insert(out.end(), bias.grad(), bias.grad() + 257);
     out.push_back(loss.item());
     return out;
   };
@@ -155,6 +159,11 @@ TEST_CASE("kernels: large reductions, softmax and products are bit-identical wit
   std::vector<float> one = run(1), two = run(2);
   omp_set_num_threads(saved);
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+  for (int j = 0; j < 257; ++j) {  // against the column sums in double
+    double col = 0;
+    for (int r = 0; r < 300; ++r) col += double(x[size_t(r * 257 + j)]);
+    CHECK(double(one[size_t(300 * 257 + j)]) == doctest::Approx(col).epsilon(1e-5));
+  }
 }
 
 TEST_CASE("params: uniform init does not depend on declaration order; Adam and SGD match their formulas") {

@@ -111,8 +111,8 @@ Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, cons
   T* dlw = grad && lw.needs_grad() ? tape.template scratch<T>(N * S) : nullptr;
   T* phi = tape.template scratch<T>(N);
   T* chunk = tape.template scratch<T>(chunk_rows * V);
-  kernels::enumerated_output_objective_forward(phi, dx, dW, db, dlw, chunk, x.val(), x1, W_packed, W_t, b.val(), lw.val(),
-                                               y, c, N, S, H, V, kind == EnumeratedObjective::marginal);
+  kernels::enumerated_output_objective_forward(phi, dx, dW, db, dlw, chunk, x.val(), x1, W_packed, W_t, b.val(),
+                                               lw.val(), y, c, N, S, H, V, kind == EnumeratedObjective::marginal);
   double J = 0;  // Σ_n c_n Φ_n in increasing n
   for (int64_t n = 0; n < N; ++n) J += double(c[n]) * double(phi[n]);
   out.val()[0] = T(J);

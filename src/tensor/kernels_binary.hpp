@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "tensor/kernels_reduce.hpp"
 #include "tensor/parallel.hpp"
 
 namespace lava::kernels {
@@ -61,16 +62,11 @@ void binary_backward_into(T* dx, int64_t nx, const T* a, int64_t na, const T* b,
     for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * partial(a_full ? i : i % inner, b_full ? i : i % inner);
     return;
   }
-  const int64_t rows = n / nx;  // broadcast operand: sum over rows in a fixed order
-#pragma omp parallel for schedule(static) if (n >= kParallelMin && nx >= 64)
-  for (int64_t j = 0; j < nx; ++j) {
-    T acc = T(0);
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t i = r * nx + j;
-      acc += dy[i] * partial(a_full ? i : j, b_full ? i : j);
-    }
-    dx[j] += acc;
-  }
+  // broadcast operand (a bias): dx[j] += Σ_r dy[r, j]·∂, over rows in a fixed order
+  add_column_sums_of(dx, n / nx, nx, [&](int64_t r, int64_t j) {
+    const int64_t i = r * nx + j;
+    return dy[i] * partial(a_full ? i : j, b_full ? i : j);
+  });
 }
 
 }  // namespace lava::kernels

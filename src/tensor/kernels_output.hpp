@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "gemm/gemm.hpp"
+#include "tensor/kernels_reduce.hpp"
 #include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
@@ -66,21 +67,6 @@ void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, cons
   }
 }
 
-// db[v] += Σ_r d[r, v] over one chunk (r in increasing order for every v), a block of v at a time so that the rows
-// are read contiguously and the sums vectorise.   d: (rows, V), db: (V)
-template <class T>
-void add_column_sums(T* db, const T* d, int64_t rows, int64_t V) {
-  constexpr int64_t kBlock = 512;
-#pragma omp parallel for schedule(static) if (rows * V >= kParallelMin)
-  for (int64_t v0 = 0; v0 < V; v0 += kBlock) {
-    const int64_t n = V - v0 < kBlock ? V - v0 : kBlock;
-    T acc[kBlock] = {};
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < n; ++j) acc[j] += d[r * V + v0 + j];
-    for (int64_t j = 0; j < n; ++j) db[v0 + j] += acc[j];
-  }
-}
-
 // The chain rule through logits = x W + b for one chunk of gradient rows:
 //   dx = dx_beta · dx + dlogits Wᵀ,   dW += xᵀ dlogits,   db += Σ_r dlogits[r, :]
 // When db directly follows dW in memory, [dW; db] is one (H+1, V) matrix and db its last row:
@@ -103,13 +89,13 @@ void add_linear_grads(T* dx, T dx_beta, T* dW, T* db, const T* dlogits, const T*
     return;
   }
   if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x, int(H), dlogits, int(V), T(1), dW, int(V));
-  if (db) add_column_sums(db, dlogits, rows, V);
+  if (db) add_column_sums_of(db, rows, V, [dlogits, V](int64_t r, int64_t v) { return dlogits[r * V + v]; });
 }
 
 // dx, dW, db may each be null (that input needs no gradient); x1: (kChunkRows, H + 1) scratch (add_linear_grads).
-// W: packed for x W (the recomputed logits); W_t: Wᵀ,
-// packed here for dx += dlogits Wᵀ when dx is wanted (else W_t.packed may be null). Packed once per pass, not in
-// every chunk's GEMM (W is the large operand, and Wᵀ's pack is a transpose).
+// W: packed for x W (the recomputed logits); W_t: Wᵀ, packed here for dx += dlogits Wᵀ when dx is wanted (else
+// W_t.packed may be null). Packed once per pass, not in every chunk's GEMM (W is the large operand, and Wᵀ's pack
+// is a transpose).
 template <class T>
 void linear_log_softmax_pick_backward(T* dx, T* dW, T* db, T* logits, const PackedB<T>& W, const PackedB<T>& W_t,
                                       const T* dout, const T* lse, const T* row_max, const T* x, T* x1, const T* b,

@@ -9,6 +9,22 @@
 
 namespace lava::kernels {
 
+// dst[j] += Σ_r term(r, j) for j < cols, r in increasing order for every j (term(r, j) reads element (r, j) of a
+// row-major (rows, cols) matrix). A block of columns at a time, its rows read contiguously and its sums in a local
+// array that vectorises: a column at a time would stride by a whole row at every element.   dst: (cols)
+template <class T, class Term>
+void add_column_sums_of(T* dst, int64_t rows, int64_t cols, Term term) {
+  constexpr int64_t kBlock = 256;
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMin)
+  for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+    const int64_t n = std::min(kBlock, cols - j0);
+    T acc[kBlock] = {};
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) acc[j] += term(r, j0 + j);
+    for (int64_t j = 0; j < n; ++j) dst[j0 + j] += acc[j];
+  }
+}
+
 // y[o, r] = scale · Σ_i x[o, i, r]     x: (outer, n, inner), y: (outer, inner)
 template <class T>
 void sum_axis_forward(T* y, const T* x, int64_t outer, int64_t n, int64_t inner, T scale) {
