@@ -9,6 +9,10 @@
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
 export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
+# LAVA's threads spin briefly before they sleep (GOMP_SPINCOUNT, as experiments/lib.sh sets it): a soft-attention step
+# opens ~3,000 small parallel regions, and waking a sleeping thread for each cost ~10 % of a two-thread step here.
+# PyTorch keeps the plain passive policy: with the same spin its two-thread step was slower (see README).
+lava_spin=${LAVA_SPINCOUNT:-20000}
 here=$(cd "$(dirname "$0")/.." && pwd)
 lava=$here/build/lava
 variants="soft marginal var-enum"
@@ -38,6 +42,8 @@ json_num() { grep -o "\"$1\": *[-0-9.eE+]*" | head -1 | sed 's/.*: *//'; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
+echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
+echo
 echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
@@ -45,7 +51,7 @@ for v in $variants; do
     lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=()
     for ((r = 0; r < rounds; r++)); do
       # shellcheck disable=SC2086  # lava_args is a list of options
-      out=$("$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
+      out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
       lp+=("$(json_num peak_ratio <<<"$out")"); lm+=("$(json_num peak_rss_mb <<<"$out")")
       og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
