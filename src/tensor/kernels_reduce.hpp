@@ -15,7 +15,7 @@ namespace lava::kernels {
 template <class T, class Term>
 void add_column_sums_of(T* dst, int64_t rows, int64_t cols, Term term) {
   constexpr int64_t kBlock = 256;
-#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMin)
+#pragma omp parallel for schedule(static) if (rows * cols >= kParallelMin && cols > kBlock)
   for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
     const int64_t n = std::min(kBlock, cols - j0);
     T acc[kBlock] = {};
