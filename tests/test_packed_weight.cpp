@@ -1,5 +1,6 @@
 // pack_weight + matmul(x, w): the same y and dx bits as matmul(x, W), dW (one GEMM over the stacked rows of all
-// products) equal to the sum of the per-product dW to rounding, and no result depends on the thread count.
+// products) equal to the sum of the per-product dW to rounding, and no result depends on the thread count;
+// matmul_blocks: the bits of one matmul(x_g, w_g) per row block.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -66,5 +67,53 @@ TEST_CASE("pack_weight: y and dx bits of matmul(x, W); dW to rounding; the same 
     omp_set_num_threads(before);
     CHECK(std::memcmp(one.dW.data(), two.dW.data(), one.dW.size() * sizeof(float)) == 0);
     CHECK(std::memcmp(one.dx.data(), two.dx.data(), one.dx.size() * sizeof(float)) == 0);
+  }
+}
+
+namespace {
+
+// Two steps of two row blocks, each block with its own weight: as matmul_blocks (blocks side by side) or as one
+// matmul(x_g, w_g) per block. Loss Σ s ⊙ y over both steps.
+Grads run_blocks(bool side_by_side, int M, int in, int out) {
+  Tape<float> tape;
+  NormalDraws<float> draw{CounterRng(6, 0)};
+  std::vector<float> w0 = draw(int64_t(in) * out), w1 = draw(int64_t(in) * out);
+  Var<float> W[2] = {tape.input(Shape{in, out}, w0.data(), true), tape.input(Shape{in, out}, w1.data(), true)};
+  const PackedWeight<float> w[2] = {pack_weight(W[0]), pack_weight(W[1])};
+  std::vector<std::vector<float>> xv;
+  std::vector<Var<float>> xs, terms;
+  for (int u = 0; u < 2; ++u) {
+    xv.push_back(draw(int64_t(2 * M) * in));
+    xs.push_back(tape.input(Shape{2 * M, in}, xv.back().data(), true));
+    Var<float> y = side_by_side ? matmul_blocks(xs.back(), w, 2)
+                                : concat({matmul(slice(xs.back(), 0, 0, M), w[0]), matmul(slice(xs.back(), 0, M, M), w[1])}, 0);
+    const std::vector<float> sv = draw(int64_t(2 * M) * out);
+    terms.push_back(sum_all(mul(y, tape.input(Shape{2 * M, out}, sv.data()))));
+  }
+  tape.backward(add(terms[0], terms[1]));
+  Grads g;
+  g.y.push_back(terms[0].val()[0]);
+  for (const Var<float>& x : xs) g.dx.insert(g.dx.end(), x.grad(), x.grad() + x.numel());
+  for (const Var<float>& Wg : W) g.dW.insert(g.dW.end(), Wg.grad(), Wg.grad() + Wg.numel());
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("matmul_blocks: the y, dx and dW bits of one matmul per block, with 1 and 2 threads") {
+  const int before = omp_get_max_threads();
+  for (const std::array<int, 3>& shape : {std::array<int, 3>{32, 128, 512}, {5, 7, 9}}) {
+    const int M = shape[0], in = shape[1], out = shape[2];
+    INFO("M ", M, " in ", in, " out ", out);
+    omp_set_num_threads(1);
+    const Grads apart = run_blocks(false, M, in, out), one = run_blocks(true, M, in, out);
+    omp_set_num_threads(2);
+    const Grads two = run_blocks(true, M, in, out);
+    omp_set_num_threads(before);
+    for (const Grads* g : {&one, &two}) {
+      CHECK(g->y == apart.y);
+      CHECK(std::memcmp(g->dx.data(), apart.dx.data(), apart.dx.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(g->dW.data(), apart.dW.data(), apart.dW.size() * sizeof(float)) == 0);
+    }
   }
 }

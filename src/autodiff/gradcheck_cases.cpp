@@ -101,6 +101,11 @@ void add_matmul(std::vector<GradCase>& cs) {
     const PackedWeight<double> w = pack_weight(x[1]);  // two products: dW stacks both row blocks
     return concat({matmul(x[0], w), matmul(x[2], w)}, 0);
   }, " two products"));
+  // Row blocks side by side (matmul_blocks), each with its own weight, at two steps as in a recurrence.
+  cs.push_back(one_output("matmul_blocks", {{6, 5}, {5, 4}, {5, 4}, {6, 5}}, [](const Vs& x) {
+    const PackedWeight<double> w[2] = {pack_weight(x[1]), pack_weight(x[2])};
+    return concat({matmul_blocks(x[0], w, 2), matmul_blocks(x[3], w, 2)}, 0);
+  }, " two blocks, two steps"));
   cs.push_back(one_output("matmul", {{2, 3, 4}, {4, 5}}, [](const Vs& x) { return matmul(x[0], x[1]); }, " folded"));
   for (int t = 0; t < 4; ++t) {
     const bool ta = t & 1, tb = t & 2;

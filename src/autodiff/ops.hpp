@@ -63,6 +63,9 @@ struct PackedWeight {
 };
 template <class T> PackedWeight<T> pack_weight(Var<T> W);
 template <class T> Var<T> matmul(Var<T> x, const PackedWeight<T>& w);
+// G products side by side: x (G·M, in), rows [g·M, (g+1)·M) times ws[g] -> (G·M, out), one thread per block (the
+// directions of a bidirectional LSTM). The same bits as G calls of matmul(x_g, ws[g]).
+template <class T> Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G);
 
 // ---- indexing (ops_index.cpp); index arrays are copied onto the tape ----
 // rows of table (V, E) at ids (any shape `ids_shape`) -> ids_shape + (E); backward scatter-adds.

@@ -5,6 +5,13 @@
 // packed once (pack_weight), and dW is a single GEMM over the stacked rows of every product: each product's
 // backward copies x_u and dy_u into row block u of two stacks, and the last one to run (the first product made)
 // adds Xᵀ·DY into dW. y and dx have the bits of matmul(x, W); dW sums over k = (u, row) in one fixed order.
+// matmul_blocks runs G such products side by side, block g of x with weight g, one thread per block: independent
+// recurrences (the two directions of a bidirectional LSTM) then share one parallel region per step, each product
+// whole on one thread, instead of splitting every 32-row product over the threads. Each block's product is the
+// same GEMM call as matmul(x_g, w_g), which gives the same bits on any thread, so the results are those of G
+// separate matmul calls.
+#include <omp.h>
+
 #include <cstring>
 
 #include "autodiff/ops.hpp"
@@ -37,6 +44,48 @@ PackedWeight<T> pack_weight(Var<T> W) {
   return p;
 }
 
+namespace {
+
+// Product u of a weight: claims its rows [row0, row0 + M) in the weight's stacks (in order of creation).
+template <class T>
+int claim_rows(StackedWeightGrad<T>* g, int M) {
+  const int row0 = g->rows;
+  g->rows += M, ++g->products, ++g->pending;
+  return row0;
+}
+
+// The stacks, allocated by the first closure to run (tape scratch: call outside parallel regions).
+template <class T>
+void reserve_stacks(Tape<T>& tape, StackedWeightGrad<T>* g, int in, int out) {
+  if (g->xs) return;
+  g->xs = tape.template scratch<T>(int64_t(g->rows) * in);
+  g->dys = tape.template scratch<T>(int64_t(g->rows) * out);
+}
+
+// One product's backward: dx += dy Wᵀ (dx null: not wanted), and x and dy copied into its row block of the stacks.
+// Touches only this product's rows and dx, so the products of different weights may run at the same time.
+//   x, dx: (M, in); dy: (M, out)
+template <class T>
+void product_backward(const T* x, T* dx, const T* dy, const PackedWeight<T>& w, int row0, int M) {
+  const int in = w.fwd.K, out = w.fwd.N;
+  if (dx) gemm<T>(false, M, T(1), dy, out, w.bwd, T(1), dx, in);
+  if (!w.W.needs_grad()) return;
+  std::memcpy(w.grad->xs + int64_t(row0) * in, x, sizeof(T) * size_t(M) * size_t(in));
+  std::memcpy(w.grad->dys + int64_t(row0) * out, dy, sizeof(T) * size_t(M) * size_t(out));
+}
+
+// After a product's backward: when every product's rows are in, dW += Xᵀ DY (then ready for another pass).
+template <class T>
+void finish_product(const PackedWeight<T>& w) {
+  StackedWeightGrad<T>* g = w.grad;
+  if (!w.W.needs_grad() || --g->pending > 0) return;
+  const int in = w.fwd.K, out = w.fwd.N;
+  gemm<T>(true, false, in, out, g->rows, T(1), g->xs, in, g->dys, out, T(1), w.W.grad(), out);
+  g->pending = g->products;
+}
+
+}  // namespace
+
 template <class T>
 Var<T> matmul(Var<T> x, const PackedWeight<T>& w) {
   const int in = w.fwd.K, out = w.fwd.N;
@@ -49,29 +98,59 @@ Var<T> matmul(Var<T> x, const PackedWeight<T>& w) {
   gemm<T>(false, M, T(1), x.val(), in, w.fwd, T(0), y.val(), out);
   if (!y.needs_grad()) return y;
   LAVA_CHECK(w.grad != nullptr, "matmul: weight packed with gradients off, used with gradients on");
-  StackedWeightGrad<T>* g = w.grad;
-  const int row0 = g->rows;
-  g->rows += M, ++g->products, ++g->pending;
-  x.tape->on_backward([x, y, W = w.W, bwd = w.bwd, g, row0, M, in, out] {
-    if (x.needs_grad()) gemm<T>(false, M, T(1), y.grad(), out, bwd, T(1), x.grad(), in);
-    if (!W.needs_grad()) return;
-    if (!g->xs) {
-      g->xs = x.tape->template scratch<T>(int64_t(g->rows) * in);
-      g->dys = x.tape->template scratch<T>(int64_t(g->rows) * out);
+  const int row0 = claim_rows(w.grad, M);
+  x.tape->on_backward([x, y, w, row0, M] {
+    if (w.W.needs_grad()) reserve_stacks(*x.tape, w.grad, w.fwd.K, w.fwd.N);
+    product_backward(x.val(), x.needs_grad() ? x.grad() : nullptr, y.grad(), w, row0, M);
+    finish_product(w);
+  });
+  return y;
+}
+
+template <class T>
+Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G) {
+  LAVA_CHECK(G >= 1 && x.rank() == 2 && x.dim(0) % G == 0, "matmul_blocks: x {} in {} row blocks", x.shape().str(),
+             G);
+  const int in = ws[0].fwd.K, out = ws[0].fwd.N, M = int(x.dim(0) / G);
+  for (int g = 0; g < G; ++g)
+    LAVA_CHECK(ws[g].fwd.K == in && ws[g].fwd.N == out && x.dim(1) == in,
+               "matmul_blocks: x {} and packed W{} ({}, {})", x.shape().str(), g, ws[g].fwd.K, ws[g].fwd.N);
+  Tape<T>& tape = *x.tape;
+  bool needs_grad = x.needs_grad();
+  for (int g = 0; g < G; ++g) needs_grad = needs_grad || ws[g].W.needs_grad();
+  Var<T> y = tape.make(Shape{x.dim(0), out}, needs_grad);
+  const bool side_by_side = G > 1 && omp_get_level() == 0 && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static, 1) if (side_by_side)
+  for (int g = 0; g < G; ++g)
+    gemm<T>(false, M, T(1), x.val() + int64_t(g) * M * in, in, ws[g].fwd, T(0), y.val() + int64_t(g) * M * out, out);
+  if (!y.needs_grad()) return y;
+  // The closure keeps trivially destructible captures only: the weights and their first rows go on the tape.
+  PackedWeight<T>* w = tape.template scratch<PackedWeight<T>>(G);
+  int* row0 = tape.template scratch<int>(G);
+  for (int g = 0; g < G; ++g) {
+    LAVA_CHECK(ws[g].grad != nullptr, "matmul_blocks: weight packed with gradients off, used with gradients on");
+    new (w + g) PackedWeight<T>(ws[g]);
+    row0[g] = claim_rows(ws[g].grad, M);
+  }
+  tape.on_backward([x, y, w, row0, G, M, side_by_side] {
+    const int in = w[0].fwd.K, out = w[0].fwd.N;
+    for (int g = 0; g < G; ++g)
+      if (w[g].W.needs_grad()) reserve_stacks(*x.tape, w[g].grad, in, out);
+#pragma omp parallel for schedule(static, 1) if (side_by_side)
+    for (int g = 0; g < G; ++g) {
+      const int64_t r0 = int64_t(g) * M;
+      product_backward(x.val() + r0 * in, x.needs_grad() ? x.grad() + r0 * in : nullptr, y.grad() + r0 * out, w[g],
+                       row0[g], M);
     }
-    std::memcpy(g->xs + int64_t(row0) * in, x.val(), sizeof(T) * size_t(M) * size_t(in));
-    std::memcpy(g->dys + int64_t(row0) * out, y.grad(), sizeof(T) * size_t(M) * size_t(out));
-    if (--g->pending == 0) {  // every product's rows are in: dW += Xᵀ DY
-      gemm<T>(true, false, in, out, g->rows, T(1), g->xs, in, g->dys, out, T(1), W.grad(), out);
-      g->pending = g->products;  // ready for another backward pass over the same tape
-    }
+    for (int g = 0; g < G; ++g) finish_product(w[g]);
   });
   return y;
 }
 
 #define LAVA_INSTANTIATE(T)                                 \
   template PackedWeight<T> pack_weight(Var<T>);             \
-  template Var<T> matmul(Var<T>, const PackedWeight<T>&);
+  template Var<T> matmul(Var<T>, const PackedWeight<T>&); \
+  template Var<T> matmul_blocks(Var<T>, const PackedWeight<T>*, int);
 LAVA_INSTANTIATE(float)
 LAVA_INSTANTIATE(double)
 

@@ -37,6 +37,8 @@ struct LstmLayer {
   LstmLayer(ParamStore<float>& ps, const std::string& name, int in, int hidden);
   // x: (B, T, in) -> (B, T, H)
   Var<float> operator()(Ctx& c, Var<float> x) const;
+  // x W_ih + b for every step: (B, T, in) -> (B, T, 4H)
+  Var<float> input_projection(Ctx& c, Var<float> x) const;
 };
 
 // A stack of bidirectional LSTM layers; each direction has hidden/2 units, outputs concatenated: (B, T, hidden).
