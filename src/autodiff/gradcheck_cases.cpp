@@ -131,6 +131,10 @@ void add_index_and_shape(std::vector<GradCase>& cs) {
                           " -> (6,4), then square"));
   cs.push_back(one_output("slice", {{3, 5, 2}}, [](const Vs& x) { return slice(x[0], 1, 1, 3); }, " axis 1 [1,4)"));
   cs.push_back(one_output("slice", {{4, 3}}, [](const Vs& x) { return slice(x[0], 0, 2, 2); }, " axis 0 [2,4)"));
+  // rows is a view: square it so that the check sees a record between the view and the loss.
+  cs.push_back(one_output("rows", {{4, 3}}, [](const Vs& x) { return square(rows(x[0], 1, 2)); }, " [1,3) of 4"));
+  cs.push_back(one_output("slice_stacked", {{2, 5, 3}, {2, 5, 3}},
+                          [](const Vs& x) { return slice_stacked(x.data(), 2, 1, 3, 1); }, " axis 1 [3,4) of two"));
   cs.push_back(one_output("concat", {{2, 3}, {2, 1}, {2, 4}},
                           [](const Vs& x) { return concat({x[0], x[1], x[2]}, 1); }, " axis 1"));
   cs.push_back(one_output("concat", {{1, 3}, {2, 3}}, [](const Vs& x) { return concat({x[0], x[1]}, 0); }, " axis 0"));

@@ -78,6 +78,9 @@ template <class T> Var<T> masked_fill(Var<T> x, const uint8_t* mask, const Shape
 // ---- shape (ops_shape.cpp) ----
 template <class T> Var<T> reshape(Var<T> x, const Shape& s);  // a view: shares value and gradient
 template <class T> Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len);
+template <class T> Var<T> rows(Var<T> x, int64_t start, int64_t len);  // a view of x[start : start+len] (axis 0)
+// The same slice (axis ≥ 1) of several tensors of one shape, stacked along axis 0 without intermediate copies.
+template <class T> Var<T> slice_stacked(const Var<T>* xs, int count, int axis, int64_t start, int64_t len);
 template <class T> Var<T> concat(std::initializer_list<Var<T>> xs, int axis);
 template <class T> Var<T> concat(const Var<T>* xs, int count, int axis);
 template <class T> Var<T> transpose(Var<T> x);  // swaps the last two axes

@@ -27,6 +27,45 @@ Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len) {
   return y;
 }
 
+// y = x[start : start+len] along axis 0, a view (rows of a row-major tensor are contiguous): no copy, no record.
+template <class T>
+Var<T> rows(Var<T> x, int64_t start, int64_t len) {
+  const Shape s = x.shape();
+  LAVA_CHECK(s.rank >= 1 && start >= 0 && len >= 0 && start + len <= s[0], "rows [{}, {}) of {}", start,
+             start + len, s.str());
+  const int64_t offset = start * s.inner(0);
+  return x.tape->external(s.with(0, len), x.val() + offset, x.needs_grad() ? x.grad() + offset : nullptr);
+}
+
+// y = [slice(x_0, axis, start, len); slice(x_1, ...); ...] stacked along axis 0 (axis ≥ 1, all x_k of one shape),
+// written straight into y: x_k's slice is the contiguous block k of y.   dx_k[..., start+i, ...] += dy_k[..., i, ...]
+template <class T>
+Var<T> slice_stacked(const Var<T>* xs, int count, int axis, int64_t start, int64_t len) {
+  const Shape s = xs[0].shape();
+  const int a = s.norm_axis(axis);
+  const int64_t n = s[a], outer = s.outer(a), inner = s.inner(a), block = outer * len * inner;
+  LAVA_CHECK(count >= 1 && a >= 1 && start >= 0 && len >= 0 && start + len <= n,
+             "slice_stacked: [{}, {}) of axis {} in {} x{}", start, start + len, a, s.str(), count);
+  bool any_grad = false;
+  for (int k = 0; k < count; ++k) {
+    LAVA_CHECK(xs[k].shape() == s, "slice_stacked: {} and {} differ", xs[k].shape().str(), s.str());
+    any_grad = any_grad || xs[k].needs_grad();
+  }
+  Tape<T>& tape = *xs[0].tape;
+  Var<T> y = tape.make(s.with(a, len).with(0, count * s[0]), any_grad);
+  for (int k = 0; k < count; ++k)
+    kernels::copy_axis_block<T, false>(y.val() + k * block, len, 0, xs[k].val(), n, start, outer, len, inner);
+  if (!y.needs_grad()) return y;
+  Var<T>* x = tape.template scratch<Var<T>>(count);  // the closure keeps trivially destructible captures only
+  std::copy(xs, xs + count, x);
+  tape.on_backward([x, y, count, n, start, outer, len, inner, block] {
+    for (int k = 0; k < count; ++k)
+      if (x[k].needs_grad())
+        kernels::copy_axis_block<T, true>(x[k].grad(), n, start, y.grad() + k * block, len, 0, outer, len, inner);
+  });
+  return y;
+}
+
 // y = [x_0, x_1, ...] along `axis`; each input gets back its block of dy.
 template <class T>
 Var<T> concat(const Var<T>* xs, int count, int axis) {
@@ -89,6 +128,8 @@ Var<T> transpose(Var<T> x) {
 #define LAVA_INSTANTIATE(T)                                              \
   template Var<T> reshape(Var<T>, const Shape&);                        \
   template Var<T> slice(Var<T>, int, int64_t, int64_t);                 \
+  template Var<T> rows(Var<T>, int64_t, int64_t);                       \
+  template Var<T> slice_stacked(const Var<T>*, int, int, int64_t, int64_t); \
   template Var<T> concat(const Var<T>*, int, int);                      \
   template Var<T> concat(std::initializer_list<Var<T>>, int);           \
   template Var<T> transpose(Var<T>);

@@ -20,16 +20,17 @@ LstmLayer::LstmLayer(ParamStore<float>& ps, const std::string& name, int in, int
 
 namespace {
 
-// The recurrence of G independent LSTMs whose batches are stacked as row blocks: xw (G·B, T, 4H) holds x W_ih + b
-// for every step, block g multiplies its h by whh[g] (matmul_blocks: the blocks side by side on the threads).
-// Returns h for every step, (G·B, T, H).
-Var<float> lstm_recurrence(Ctx& c, Var<float> xw, const PackedWeight<float>* whh, int G, int64_t H) {
-  const int64_t N = xw.dim(0), T = xw.dim(1);
+// The recurrence of G independent LSTMs whose batches are stacked as row blocks: xw[g] (B, T, 4H) holds x W_ih + b
+// of LSTM g for every step; each step stacks the G slices into one (G·B, 4H) gates tensor, so that one cell op
+// serves all of them and matmul_blocks runs their products side by side on the threads. Returns h for every
+// step, (G·B, T, H), block g first.
+Var<float> lstm_recurrence(Ctx& c, const Var<float>* xw, const PackedWeight<float>* whh, int G, int64_t H) {
+  const int64_t N = G * xw[0].dim(0), T = xw[0].dim(1);
   Var<float> h = c.tape.full(Shape{N, H}, 0.f), cell = c.tape.full(Shape{N, H}, 0.f);
   std::vector<Var<float>> hs;
   hs.reserve(size_t(T));
   for (int64_t t = 0; t < T; ++t) {
-    Var<float> gates = reshape(slice(xw, 1, t, 1), Shape{N, 4 * H});
+    Var<float> gates = reshape(slice_stacked(xw, G, 1, t, 1), Shape{N, 4 * H});
     if (t > 0) gates = add(gates, matmul_blocks(h, whh, G));
     auto hc = lstm_cell(gates, cell);
     h = hc.first, cell = hc.second;
@@ -46,7 +47,7 @@ Var<float> LstmLayer::input_projection(Ctx& c, Var<float> x) const { return add(
 Var<float> LstmLayer::operator()(Ctx& c, Var<float> x) const {
   Var<float> xw = input_projection(c, x);                   // (B, T, 4H)
   const PackedWeight<float> whh = pack_weight(c.p(W_hh));  // read at every step: packed once
-  return lstm_recurrence(c, xw, &whh, 1, H);
+  return lstm_recurrence(c, &xw, &whh, 1, H);
 }
 
 std::vector<int32_t> reverse_within_lengths(int B, int T, const std::vector<int32_t>& lengths) {
@@ -74,12 +75,12 @@ Var<float> BiLstm::operator()(Ctx& c, Var<float> x, const std::vector<int32_t>& 
     Var<float> x_rev = reshape(embedding(reshape(x, Shape{int64_t(B) * T, in}), rev.data(), Shape{B, T}), Shape{B, T, in});
     // The two directions as one recurrence over 2B rows (forward rows first), each direction's step product on
     // its own thread: they are independent until the outputs are joined.
-    Var<float> xw = concat({fwd[l].input_projection(c, x), bwd[l].input_projection(c, x_rev)}, 0);  // (2B, T, 4Hh)
+    const Var<float> xw[2] = {fwd[l].input_projection(c, x), bwd[l].input_projection(c, x_rev)};  // (B, T, 4Hh)
     const PackedWeight<float> whh[2] = {pack_weight(c.p(fwd[l].W_hh)), pack_weight(c.p(bwd[l].W_hh))};
     Var<float> hs = lstm_recurrence(c, xw, whh, 2, Hh);  // (2B, T, Hh)
-    Var<float> h_b_rev = slice(hs, 0, B, B);
+    Var<float> h_b_rev = rows(hs, B, B);
     Var<float> h_b = reshape(embedding(reshape(h_b_rev, Shape{int64_t(B) * T, Hh}), rev.data(), Shape{B, T}), Shape{B, T, Hh});
-    x = concat({slice(hs, 0, 0, B), h_b}, 2);
+    x = concat({rows(hs, 0, B), h_b}, 2);
   }
   return x;
 }
