@@ -86,7 +86,7 @@ Grads run_blocks(bool side_by_side, int M, int in, int out) {
     xv.push_back(draw(int64_t(2 * M) * in));
     xs.push_back(tape.input(Shape{2 * M, in}, xv.back().data(), true));
     Var<float> y = side_by_side ? matmul_blocks(xs.back(), w, 2)
-                                : concat({matmul(slice(xs.back(), 0, 0, M), w[0]), matmul(slice(xs.back(), 0, M, M), w[1])}, 0);
+                                : concat({matmul(rows(xs.back(), 0, M), w[0]), matmul(rows(xs.back(), M, M), w[1])}, 0);
     const std::vector<float> sv = draw(int64_t(2 * M) * out);
     terms.push_back(sum_all(mul(y, tape.input(Shape{2 * M, out}, sv.data()))));
   }

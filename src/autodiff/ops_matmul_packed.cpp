@@ -147,9 +147,9 @@ Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G) {
   return y;
 }
 
-#define LAVA_INSTANTIATE(T)                                 \
-  template PackedWeight<T> pack_weight(Var<T>);             \
-  template Var<T> matmul(Var<T>, const PackedWeight<T>&); \
+#define LAVA_INSTANTIATE(T)                                           \
+  template PackedWeight<T> pack_weight(Var<T>);                       \
+  template Var<T> matmul(Var<T>, const PackedWeight<T>&);             \
   template Var<T> matmul_blocks(Var<T>, const PackedWeight<T>*, int);
 LAVA_INSTANTIATE(float)
 LAVA_INSTANTIATE(double)

@@ -125,13 +125,13 @@ Var<T> transpose(Var<T> x) {
   return y;
 }
 
-#define LAVA_INSTANTIATE(T)                                              \
-  template Var<T> reshape(Var<T>, const Shape&);                        \
-  template Var<T> slice(Var<T>, int, int64_t, int64_t);                 \
-  template Var<T> rows(Var<T>, int64_t, int64_t);                       \
+#define LAVA_INSTANTIATE(T)                                                 \
+  template Var<T> reshape(Var<T>, const Shape&);                            \
+  template Var<T> slice(Var<T>, int, int64_t, int64_t);                     \
+  template Var<T> rows(Var<T>, int64_t, int64_t);                           \
   template Var<T> slice_stacked(const Var<T>*, int, int, int64_t, int64_t); \
-  template Var<T> concat(const Var<T>*, int, int);                      \
-  template Var<T> concat(std::initializer_list<Var<T>>, int);           \
+  template Var<T> concat(const Var<T>*, int, int);                          \
+  template Var<T> concat(std::initializer_list<Var<T>>, int);               \
   template Var<T> transpose(Var<T>);
 LAVA_INSTANTIATE(float)
 LAVA_INSTANTIATE(double)
