@@ -1,4 +1,7 @@
-// Shape ops: reshape (a view), slice and concat along an axis, transpose of the last two axes.
+// Shape ops: reshape and rows (views), slice and concat along an axis, the same slice of several tensors stacked,
+// transpose of the last two axes.
+#include <algorithm>
+
 #include "autodiff/ops.hpp"
 #include "tensor/kernels_index.hpp"
 
