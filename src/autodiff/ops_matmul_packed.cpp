@@ -86,25 +86,15 @@ void finish_product(const PackedWeight<T>& w) {
 
 }  // namespace
 
+// One product: matmul_blocks with a single block, over x's rows, shaped back like x.
 template <class T>
 Var<T> matmul(Var<T> x, const PackedWeight<T>& w) {
   const int in = w.fwd.K, out = w.fwd.N;
   LAVA_CHECK(x.rank() >= 1 && x.shape().last() == in, "matmul: x {} and packed W ({}, {})", x.shape().str(), in,
              out);
-  const int M = int(x.numel() / in);
   Shape s = x.shape();
   s[-1] = out;
-  Var<T> y = x.tape->make_output(s, x, w.W);
-  gemm<T>(false, M, T(1), x.val(), in, w.fwd, T(0), y.val(), out);
-  if (!y.needs_grad()) return y;
-  LAVA_CHECK(w.grad != nullptr, "matmul: weight packed with gradients off, used with gradients on");
-  const int row0 = claim_rows(w.grad, M);
-  x.tape->on_backward([x, y, w, row0, M] {
-    if (w.W.needs_grad()) reserve_stacks(*x.tape, w.grad, w.fwd.K, w.fwd.N);
-    product_backward(x.val(), x.needs_grad() ? x.grad() : nullptr, y.grad(), w, row0, M);
-    finish_product(w);
-  });
-  return y;
+  return reshape(matmul_blocks(reshape(x, Shape{x.numel() / in, in}), &w, 1), s);
 }
 
 template <class T>
