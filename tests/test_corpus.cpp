@@ -225,7 +225,9 @@ TEST_CASE("corpus: every bad input is an InputError naming file and line") {
     CHECK(read(CorpusSplit::valid).stats.src_max_len == 5231);
   }
   SUBCASE("a huge line without spaces or newlines is one token, not a crash") {
-    write_bytes(c.dir.file("test.de"), std::string(1 << 20, 'z') + "\nx\n");
+    std::string huge(1 << 20, 'z');
+    huge += "\nx\n";
+    write_bytes(c.dir.file("test.de"), huge);
     CHECK(read(CorpusSplit::test).pairs[0].src.size() == 1);
   }
   SUBCASE("empty training set") {

@@ -2,6 +2,8 @@
 // collapse (KL and active units) with and without attention, KL annealing and free bits.
 #include "cli/cmd_seqvae.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "cli/command_line.hpp"
@@ -41,20 +43,21 @@ void add_data_options(CommandLine& cl, const char* lang_default) {
 }  // namespace
 
 int cmd_train_seqvae(int argc, char** argv) {
+  const std::string description = fmt::format(
+      "Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
+      "validation ELBO.\n\n{}"
+      "\nTraining maximises recon - beta * KL_term per sentence. --kl-anneal N raises beta linearly from\n"
+      "0 to 1 over the first N updates (Bowman et al. 2016). --free-bits L replaces the KL by\n"
+      "sum_d max(L, KL_d), KL_d the batch-average KL of dimension d, so a dimension's first L nats are\n"
+      "free (Kingma et al. 2016). The reported elbo is always the true ELBO (beta = 1, no free bits).\n\n{}"
+      "\nProgress goes to stderr; with --format json, one JSON line per validation (event \"epoch\"; the\n"
+      "keys above plus train_loss, train_recon, train_kl per sentence, kl_weight, kl_per_dim) and a\n"
+      "summary (event \"done\") on stdout. SIGINT/SIGTERM stop after the update in progress.",
+      kModelHelp, kFiguresHelp);
   CommandLine cl("train",
                  "lava train --task seqvae --data DIR [--lang en] [--encoder lstm|transformer] [--dec-attn soft|none]\n"
                  "       [--kl-anneal STEPS] [--free-bits LAMBDA] [--save MODEL] [options]",
-                 std::string("Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
-                             "validation ELBO.\n\n") +
-                     kModelHelp +
-                     "\nTraining maximises recon - beta * KL_term per sentence. --kl-anneal N raises beta linearly from\n"
-                     "0 to 1 over the first N updates (Bowman et al. 2016). --free-bits L replaces the KL by\n"
-                     "sum_d max(L, KL_d), KL_d the batch-average KL of dimension d, so a dimension's first L nats are\n"
-                     "free (Kingma et al. 2016). The reported elbo is always the true ELBO (beta = 1, no free bits).\n\n" +
-                     kFiguresHelp +
-                     "\nProgress goes to stderr; with --format json, one JSON line per validation (event \"epoch\"; the\n"
-                     "keys above plus train_loss, train_recon, train_kl per sentence, kl_weight, kl_per_dim) and a\n"
-                     "summary (event \"done\") on stdout. SIGINT/SIGTERM stop after the update in progress.");
+                 description);
   add_data_options(cl, "en");
   cl.options().add_options()                                                                                     //
       ("encoder", po::value<std::string>()->default_value("lstm"), "lstm | transformer")                           //
