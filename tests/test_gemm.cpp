@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
@@ -300,20 +301,36 @@ std::vector<float> run_emulated(const Problem<float>& p, float alpha, float beta
 
 }  // namespace
 
-TEST_CASE("gemm: the generic float path (CPUs without AVX2) matches naive") {
-  // lava::gemm<float> takes the generic path only on CPUs without AVX2+FMA, so call it directly here.
-  const int shapes[][3] = {{13, 33, 7}, {65, 31, 400}, {160, 40, 60}, {2, 100, 9}};
+TEST_CASE("gemm: every float path this CPU can run matches naive, 1 and 2 threads the same bits") {
+  // lava::gemm<float> takes only the widest path the CPU supports (on an AVX-512 machine neither the AVX2 kernel
+  // nor the generic one), so call each path directly: the narrower ones are what other machines run.
+  using PathFn = void (*)(const lava::gemm_detail::GemmView<float>&, bool);
+  std::vector<std::pair<const char*, PathFn>> paths{{"generic", lava::gemm_detail::sgemm_generic}};
+#if LAVA_GEMM_HAVE_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    paths.emplace_back("avx2", lava::gemm_detail::sgemm_avx2);
+  if (__builtin_cpu_supports("avx512f")) paths.emplace_back("avx512", lava::gemm_detail::sgemm_avx512);
+#endif
+  const int shapes[][3] = {{13, 33, 7}, {65, 31, 400}, {160, 40, 60}, {2, 100, 9}, {64, 300, 256}, {200, 100, 500}};
   TestRng rng{31};
-  for (const auto& s : shapes)
-    for (int t = 0; t < 4; ++t) {
-      Problem<float> p(t & 1, t & 2, s[0], s[1], s[2], 2, rng);
-      INFO("M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " trans=" << t);
-      std::vector<float> c = p.C;
-      const auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, 0.5f, p.A.data(), p.lda, p.B.data(),
-                                                  p.ldb, 2.0f, c.data(), p.ldc);
-      lava::gemm_detail::sgemm_generic(v, true);
-      CHECK(count_mismatches(p, 0.5f, 2.0f, p.C, c) == 0);
-    }
+  const int saved = omp_get_max_threads();
+  for (const auto& [name, path] : paths)
+    for (const auto& s : shapes)
+      for (int t = 0; t < 4; ++t) {
+        Problem<float> p(t & 1, t & 2, s[0], s[1], s[2], 2, rng);
+        INFO(name << " M=" << s[0] << " N=" << s[1] << " K=" << s[2] << " trans=" << t);
+        std::vector<float> c[2] = {p.C, p.C};
+        for (int threads = 1; threads <= 2; ++threads) {
+          const auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, 0.5f, p.A.data(), p.lda,
+                                                      p.B.data(), p.ldb, 2.0f, c[threads - 1].data(), p.ldc);
+          omp_set_num_threads(threads);
+          path(v, threads > 1);
+        }
+        CHECK(count_mismatches(p, 0.5f, 2.0f, p.C, c[0]) == 0);
+        CHECK(std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(float)) == 0);
+      }
+  omp_set_num_threads(saved);
 }
 
 TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny blocks, bit-identical") {
