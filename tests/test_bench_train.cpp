@@ -48,6 +48,8 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
   CHECK(row.at("output_gflop_per_step").number() == doctest::Approx(3 * 2.0 * (2 * 3 * 3) * 40 * 8 * 1e-9));
   CHECK(row.at("output_gflop_per_step").number() < row.at("gflop_per_step").number());
   CHECK(row.at("output_step_share").number() <= 1.0);
+  CHECK(row.at("gemm_threaded_share").number() >= 0.0);  // this tiny model's GEMMs are too small to split: 0
+  CHECK(row.at("gemm_threaded_share").number() <= 1.0);
   CHECK(run_lava("bench train --attn nonsense").code == 2);
 }
 

@@ -1,6 +1,6 @@
 // pack_weight + matmul(x, w): the same y and dx bits as matmul(x, W), dW (one GEMM over the stacked rows of all
 // products) equal to the sum of the per-product dW to rounding, and no result depends on the thread count;
-// matmul_blocks: the bits of one matmul(x_g, w_g) per row block.
+// matmul_blocks: the bits of one matmul(x_g, w_g) per row block; which of their GEMMs split over threads.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -12,6 +12,7 @@
 
 #include "autodiff/ops.hpp"
 #include "core/rng.hpp"
+#include "gemm/gemm.hpp"
 #include "normal_draws.hpp"
 
 using namespace lava;
@@ -116,4 +117,32 @@ TEST_CASE("matmul_blocks: the y, dx and dW bits of one matmul per block, with 1 
       CHECK(std::memcmp(g->dW.data(), apart.dW.data(), apart.dW.size() * sizeof(float)) == 0);
     }
   }
+}
+
+TEST_CASE("matmul(x, w) splits its GEMMs over the threads; matmul_blocks runs each block whole on its own thread") {
+  // A single product must keep its threads: an OpenMP region whose `if` is false around its GEMM calls made every
+  // one of them run on the calling thread alone (a decoder's step products lost their second thread that way).
+  // gemm_threaded_flop_count() says which calls were split.
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const int M = 32, in = 256, out = 1024;
+  const double product = 2.0 * M * in * out;
+  NormalDraws<float> draw{CounterRng(9, 0)};
+  std::vector<float> xv = draw(int64_t(2) * M * in), wv = draw(int64_t(2) * in * out);
+  for (int G : {1, 2}) {
+    INFO("blocks ", G);
+    Tape<float> tape;
+    Var<float> x = tape.input(Shape{G * M, in}, xv.data(), true);
+    std::vector<PackedWeight<float>> ws;
+    for (int g = 0; g < G; ++g)
+      ws.push_back(pack_weight(tape.input(Shape{in, out}, wv.data() + int64_t(g) * in * out, true)));
+    const unsigned long long all0 = gemm_flop_count(), split0 = gemm_threaded_flop_count();
+    Var<float> y = G == 1 ? matmul(x, ws[0]) : matmul_blocks(x, ws.data(), G);
+    tape.backward(sum_all(y));
+    const double all = double(gemm_flop_count() - all0), split = double(gemm_threaded_flop_count() - split0);
+    CHECK(all == 3 * G * product);  // per block: y, dx, and its share of the one dW GEMM per weight
+    // One block: all three split over the threads. Two: y and dx whole on a thread each, each weight's dW split.
+    CHECK(split == (G == 1 ? 3 : 2) * product);
+  }
+  omp_set_num_threads(before);
 }

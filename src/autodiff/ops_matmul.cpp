@@ -38,19 +38,6 @@ void product_backward(const ProductDims& d, const T* A, const T* B, const T* dC,
   }
 }
 
-// f(t) for every product t < batch: split over threads when parallel, else a plain loop. Not an OpenMP region
-// with a false `if`: inside such an (inactive) region each gemm call would start a nested team, creating and
-// ending threads at every call (1,200 thread creations per soft-attention training step).
-template <class F>
-void for_each_product(int64_t batch, bool parallel, F f) {
-  if (parallel) {
-#pragma omp parallel for schedule(static)
-    for (int64_t t = 0; t < batch; ++t) f(t);
-  } else {
-    for (int64_t t = 0; t < batch; ++t) f(t);
-  }
-}
-
 }  // namespace
 
 template <class T>
@@ -94,11 +81,11 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
   const int64_t flops_per_product = int64_t(d.M) * d.N * d.K;
   const bool parallel_batches =
       batched && batch > 1 && flops_per_product < (1 << 18) && batch * flops_per_product >= (int64_t(1) << 20);
-  for_each_product(batch, parallel_batches,
+  for_each_split_if(batch, parallel_batches,
                    [&](int64_t t) { product_forward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.val() + t * sc_n); });
   if (c.needs_grad())
     a.tape->on_backward([a, b, c, d, batch, sa_n, sb_n, sc_n, parallel_batches] {
-      for_each_product(batch, parallel_batches, [&](int64_t t) {
+      for_each_split_if(batch, parallel_batches, [&](int64_t t) {
         product_backward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.grad() + t * sc_n,
                          a.needs_grad() ? a.grad() + t * sa_n : nullptr,
                          b.needs_grad() ? b.grad() + t * sb_n : nullptr);

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "autodiff/ops.hpp"
+#include "tensor/parallel.hpp"
 
 namespace lava {
 
@@ -110,9 +111,9 @@ Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G) {
   for (int g = 0; g < G; ++g) needs_grad = needs_grad || ws[g].W.needs_grad();
   Var<T> y = tape.make(Shape{x.dim(0), out}, needs_grad);
   const bool side_by_side = G > 1 && omp_get_level() == 0 && omp_get_max_threads() > 1;
-#pragma omp parallel for schedule(static, 1) if (side_by_side)
-  for (int g = 0; g < G; ++g)
+  for_each_split_if(G, side_by_side, [&](int g) {
     gemm<T>(false, M, T(1), x.val() + int64_t(g) * M * in, in, ws[g].fwd, T(0), y.val() + int64_t(g) * M * out, out);
+  });
   if (!y.needs_grad()) return y;
   // The closure keeps trivially destructible captures only: the weights and their first rows go on the tape.
   PackedWeight<T>* w = tape.template scratch<PackedWeight<T>>(G);
@@ -126,12 +127,11 @@ Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G) {
     const int in = w[0].fwd.K, out = w[0].fwd.N;
     for (int g = 0; g < G; ++g)
       if (w[g].W.needs_grad()) reserve_stacks(*x.tape, w[g].grad, in, out);
-#pragma omp parallel for schedule(static, 1) if (side_by_side)
-    for (int g = 0; g < G; ++g) {
+    for_each_split_if(G, side_by_side, [&](int g) {
       const int64_t r0 = int64_t(g) * M;
       product_backward(x.val() + r0 * in, x.needs_grad() ? x.grad() + r0 * in : nullptr, y.grad() + r0 * out, w[g],
                        row0[g], M);
-    }
+    });
     for (int g = 0; g < G; ++g) finish_product(w[g]);
   });
   return y;

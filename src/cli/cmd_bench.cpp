@@ -94,7 +94,9 @@ int bench_train(int argc, char** argv) {
                  "random tokens: --batch-size pairs, every source --src-len words, every target --tgt-len predicted\n"
                  "tokens. Reports the median over --steps timed steps after --warmup steps: target tokens/s, the GEMM\n"
                  "work of a step (2MNK summed, almost all of its arithmetic), GFLOP/s and its ratio to the FMA peak\n"
-                 "measured in the same run, and the process's peak resident memory. The output_* columns are the\n"
+                 "measured in the same run, the share of that work in GEMM calls split over threads\n"
+                 "(gemm_threaded_share; the rest ran whole on one thread), and the process's peak resident memory.\n"
+                 "The output_* columns are the\n"
                  "output layer alone (the enumerated layer of marginal and var-enum): its GEMM work per step, its\n"
                  "GFLOP/s over its whole wall time (exp and log-sum-exp included), that over the FMA peak, and its share\n"
                  "of the step time. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.");
@@ -136,11 +138,12 @@ int bench_train(int argc, char** argv) {
   Table t;
   t.add_column("attn").add_column("threads").add_column("tokens_per_s", ".0f").add_column("step_ms", ".1f");
   t.add_column("gflop_per_step", ".2f").add_column("gflops", ".1f").add_column("peak_gflops", ".1f");
-  t.add_column("peak_ratio", ".3f").add_column("output_gflop_per_step", ".2f").add_column("output_gflops", ".1f");
+  t.add_column("peak_ratio", ".3f").add_column("gemm_threaded_share", ".3f");
+  t.add_column("output_gflop_per_step", ".2f").add_column("output_gflops", ".1f");
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
   t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
   t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
-             r.gflops, peak, r.gflops / peak, r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak,
+             r.gflops, peak, r.gflops / peak, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak,
              r.output_step_share, r.peak_rss_mb, r.objective_per_token});
   t.print(stdout, cl.common().format);
   return 0;

@@ -76,10 +76,20 @@ void packed_dispatch(const gemm_detail::GemmView<T>& v, bool parallel) {
     gemm_detail::dgemm_generic(v, parallel);
   }
 }
-std::atomic<unsigned long long> g_gemm_flops{0};
+std::atomic<unsigned long long> g_gemm_flops{0}, g_gemm_threaded_flops{0};
+
+// Counts a call's 2MNK and returns whether it splits over threads.
+bool count_call(int M, int N, int K) {
+  const unsigned long long flops = 2ull * unsigned(M) * unsigned(N) * unsigned(K);
+  g_gemm_flops.fetch_add(flops, std::memory_order_relaxed);
+  const bool threaded = use_threads(M, N, K);
+  if (threaded) g_gemm_threaded_flops.fetch_add(flops, std::memory_order_relaxed);
+  return threaded;
+}
 }  // namespace
 
 unsigned long long gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }
+unsigned long long gemm_threaded_flop_count() { return g_gemm_threaded_flops.load(std::memory_order_relaxed); }
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
@@ -92,12 +102,12 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   }
   LAVA_CHECK(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N),
              "gemm: lda {} or ldb {} too small for {}x{}x{} (trans {}{})", lda, ldb, M, N, K, trans_a, trans_b);
-  g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
+  const bool threaded = count_call(M, N, K);
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if (gemm_detail::use_direct(M, N, K)) {
-    gemm_detail::gemm_direct(v, use_threads(M, N, K));
+    gemm_detail::gemm_direct(v, threaded);
   } else {
-    packed_dispatch(v, use_threads(M, N, K));
+    packed_dispatch(v, threaded);
   }
 }
 
@@ -125,10 +135,10 @@ void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b
   }
   LAVA_CHECK(ldc >= N && lda >= (trans_a ? M : K), "gemm: lda {} or ldc {} too small for {}x{}x{}", lda, ldc, M, N,
              K);
-  g_gemm_flops.fetch_add(2ull * unsigned(M) * unsigned(N) * unsigned(K), std::memory_order_relaxed);
+  const bool threaded = count_call(M, N, K);
   auto v = gemm_detail::make_view(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);
   v.packed_b = b.packed;
-  packed_dispatch(v, use_threads(M, N, K));
+  packed_dispatch(v, threaded);
 }
 
 template <class T>

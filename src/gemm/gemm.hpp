@@ -37,6 +37,9 @@ void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b
 // 2·M·N·K summed over every gemm<float|double> call of the process (a relaxed atomic counter, for benchmarks that
 // report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work).
 unsigned long long gemm_flop_count();
+// The part of it whose calls were split over threads: the rest ran on the calling thread alone (too small to
+// split, or inside a parallel region, where each call runs whole on its thread).
+unsigned long long gemm_threaded_flop_count();
 
 // The plain triple loop, used as the reference in tests and benchmarks.
 template <class T>

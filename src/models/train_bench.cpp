@@ -55,10 +55,10 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   adam.lr = 1e-3f;
   Tape<float> tape;
   std::vector<double> seconds;
-  double flops = 0, objective = 0;
+  double flops = 0, threaded_flops = 0, objective = 0;
   OpWork output_before;
   for (int step = 0; step < o.warmup + o.steps; ++step) {
-    const unsigned long long flops_before = gemm_flop_count();
+    const unsigned long long flops_before = gemm_flop_count(), threaded_before = gemm_threaded_flop_count();
     if (step == o.warmup) output_before = output_layer_work();
     const auto t0 = std::chrono::steady_clock::now();
     tape.reset();
@@ -71,6 +71,7 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
     if (step >= o.warmup) {
       seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
       flops = double(gemm_flop_count() - flops_before);
+      threaded_flops = double(gemm_threaded_flop_count() - threaded_before);
     }
     objective = terms.value_sum / double(batch.target_tokens());
   }
@@ -81,6 +82,7 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   r.tokens_per_s = double(batch.target_tokens()) / r.step_seconds;
   r.gflop_per_step = flops * 1e-9;
   r.gflops = r.gflop_per_step / r.step_seconds;
+  r.gemm_threaded_share = flops > 0 ? threaded_flops / flops : 0;
   const OpWork output_after = output_layer_work();
   const double output_seconds = output_after.seconds - output_before.seconds;
   r.output_gflop_per_step = 1e-9 * (output_after.flops - output_before.flops) / double(o.steps);

@@ -7,4 +7,17 @@
 
 namespace lava {
 constexpr int64_t kParallelMin = 1 << 15;
+
+// f(i) for every i < n: split over the threads when `split`, else in turn on this thread. Not a parallel `for`
+// with an `if`: a region whose `if` is false still counts as a nesting level (omp_get_level() = 1), so every gemm
+// called inside one runs on the calling thread alone (gemm.cpp), and before that started a nested team per call.
+template <class F>
+void for_each_split_if(int64_t n, bool split, const F& f) {
+  if (split) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) f(i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) f(i);
+  }
+}
 }  // namespace lava
