@@ -85,11 +85,13 @@ data: deps
 	$(BUILD)/lava data gettext --lang de --out data/gettext-de-en --cache data/debian-cache
 	$(BUILD)/lava data scenes --out data/scenes
 
-# LAVA against PyTorch (python3-torch, optional) on the same training step, alternating, in the same run; then GEMM.
+# LAVA against PyTorch (python3-torch, optional) on the same training step, alternating, in the same run; then GEMM,
+# with both libraries' threads spinning briefly before they sleep (LAVA's as in training; OpenBLAS's 2^24 cycles):
+# a thread woken from sleep for every call costs a 256^3 product more than its arithmetic (README, Measuring speed).
 bench: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	tools/bench-train.sh
-	$(BUILD)/lava bench gemm
+	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -O0 and -g1 (line
 # tables only: enough for file:line in sanitizer reports) keep its compile time, and so CI, short.
