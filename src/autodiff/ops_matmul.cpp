@@ -82,7 +82,7 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
   const bool parallel_batches =
       batched && batch > 1 && flops_per_product < (1 << 18) && batch * flops_per_product >= (int64_t(1) << 20);
   for_each_split_if(batch, parallel_batches,
-                   [&](int64_t t) { product_forward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.val() + t * sc_n); });
+                    [&](int64_t t) { product_forward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.val() + t * sc_n); });
   if (c.needs_grad())
     a.tape->on_backward([a, b, c, d, batch, sa_n, sb_n, sc_n, parallel_batches] {
       for_each_split_if(batch, parallel_batches, [&](int64_t t) {

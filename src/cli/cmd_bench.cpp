@@ -96,10 +96,10 @@ int bench_train(int argc, char** argv) {
                  "work of a step (2MNK summed, almost all of its arithmetic), GFLOP/s and its ratio to the FMA peak\n"
                  "measured in the same run, the share of that work in GEMM calls split over threads\n"
                  "(gemm_threaded_share; the rest ran whole on one thread), and the process's peak resident memory.\n"
-                 "The output_* columns are the\n"
-                 "output layer alone (the enumerated layer of marginal and var-enum): its GEMM work per step, its\n"
-                 "GFLOP/s over its whole wall time (exp and log-sum-exp included), that over the FMA peak, and its share\n"
-                 "of the step time. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.");
+                 "The output_* columns are the output layer alone (the enumerated layer of marginal and var-enum):\n"
+                 "its GEMM work per step, its GFLOP/s over its whole wall time (exp and log-sum-exp included), that\n"
+                 "over the FMA peak, and its share of the step time. tools/bench-torch.py times the same network in\n"
+                 "PyTorch; `make bench` runs both.");
   cl.options().add_options()                                                                   //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())   //
       ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
@@ -143,8 +143,8 @@ int bench_train(int argc, char** argv) {
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
   t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
   t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
-             r.gflops, peak, r.gflops / peak, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak,
-             r.output_step_share, r.peak_rss_mb, r.objective_per_token});
+             r.gflops, peak, r.gflops / peak, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops,
+             r.output_gflops / peak, r.output_step_share, r.peak_rss_mb, r.objective_per_token});
   t.print(stdout, cl.common().format);
   return 0;
 }
