@@ -6,11 +6,11 @@
 #include <cstdint>
 
 namespace lava {
-// 8,192 elements: with the brief spin the benchmarks and experiments set (GOMP_SPINCOUNT=20000) a region costs
-// about a µs; a soft-attention decoder's (B, H) = 32×256 elementwise ops split from here. Measured against 2^15 on
-// a two-thread soft-attention step (`lava bench train --attn soft --threads 2`, builds alternated, five pairs):
-// 0.94–1.01 of the step time, median 0.975; 2^12 measured no better.
-constexpr int64_t kParallelMin = 1 << 13;
+// 32,768 elements. 2^13 (a soft-attention decoder's 32×256 elementwise ops split too) measured both ways on a
+// two-thread soft step (`lava bench train --attn soft --threads 2`, builds alternated): 0.94–1.01 of the step time
+// (median 0.975) with the brief spin the scripts set (GOMP_SPINCOUNT=20000), but 1.06–1.14 under plain
+// OMP_WAIT_POLICY=passive, where each extra region wakes a sleeping thread; not kept.
+constexpr int64_t kParallelMin = 1 << 15;
 
 // f(i) for every i < n: split over the threads when `split`, else in turn on this thread. Not a parallel `for`
 // with an `if`: a region whose `if` is false still counts as a nesting level (omp_get_level() = 1), so every gemm
