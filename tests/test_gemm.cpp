@@ -1,109 +1,19 @@
 // GEMM tests: every path of lava::gemm against the double-accumulated gemm_naive, plus determinism across threads.
+// The packed driver's loop nests with an emulated AVX-512 tile are in test_gemm_packed_driver.cpp.
 #include <doctest/doctest.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstdint>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "core/check.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/gemm_kernels.hpp"
 #include "gemm/gemm_view.hpp"
-// The packed SIMD driver and micro-kernel templates, instantiated below with an emulated 16-lane vector so that
-// the AVX-512 tile shape (12×32, masked right edge, 4/8/12-row bottom edge) is checked on any CPU.
-#define LAVA_GEMM_ISA_TU 1
-#include "gemm/gemm_packed.hpp"
-#include "gemm/ukernel_simd.hpp"
-
-namespace {
-
-// Small deterministic generator (splitmix64) so the test data never depend on the standard library.
-struct TestRng {
-  std::uint64_t s;
-  double uniform(double lo, double hi) {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return lo + (hi - lo) * double(z >> 11) * 0x1.0p-53;
-  }
-};
-
-template <class T>
-std::vector<T> random_buffer(std::size_t n, TestRng& rng) {
-  std::vector<T> v(n);
-  for (auto& x : v) x = T(rng.uniform(-1.0, 1.0));
-  return v;
-}
-
-// One problem: op(A) M×K, op(B) K×N, C M×N, each stored with `pad` extra elements per row.
-template <class T>
-struct Problem {
-  bool ta, tb;
-  int M, N, K, lda, ldb, ldc;
-  std::vector<T> A, B, C;
-
-  Problem(bool ta_, bool tb_, int M_, int N_, int K_, int pad, TestRng& rng)
-      : ta(ta_), tb(tb_), M(M_), N(N_), K(K_) {
-    lda = (ta ? M : K) + pad;
-    ldb = (tb ? K : N) + pad;
-    ldc = N + pad;
-    A = random_buffer<T>(std::size_t(ta ? K : M) * lda, rng);
-    B = random_buffer<T>(std::size_t(tb ? N : K) * ldb, rng);
-    C = random_buffer<T>(std::size_t(M) * ldc, rng);
-  }
-
-  std::vector<T> run(T alpha, T beta, const std::vector<T>& c0) const {
-    std::vector<T> c = c0;
-    lava::gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, c.data(), ldc);
-    return c;
-  }
-};
-
-// Checks got against the naive reference with the standard bound
-//   |got − ref| ≤ 2(K+2)·eps·(|alpha|·Σ_k|a||b| + |beta·c0|) + tiny,
-// and that the padding columns of C (j ≥ N) were not touched.
-template <class T>
-int count_mismatches(const Problem<T>& p, T alpha, T beta, const std::vector<T>& c0, const std::vector<T>& got) {
-  std::vector<T> ref = c0, mag(c0.size());
-  lava::gemm_naive<T>(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, ref.data(), p.ldc);
-  std::vector<T> absA(p.A.size()), absB(p.B.size());
-  for (std::size_t i = 0; i < p.A.size(); ++i) absA[i] = std::fabs(p.A[i]);
-  for (std::size_t i = 0; i < p.B.size(); ++i) absB[i] = std::fabs(p.B[i]);
-  lava::gemm_naive<T>(p.ta, p.tb, p.M, p.N, p.K, std::fabs(alpha), absA.data(), p.lda, absB.data(), p.ldb, T(0),
-                      mag.data(), p.ldc);
-  const double eps = std::numeric_limits<T>::epsilon();
-  int bad = 0;
-  for (int i = 0; i < p.M; ++i) {
-    for (int j = 0; j < p.ldc; ++j) {
-      const std::size_t at = std::size_t(i) * p.ldc + j;
-      if (j >= p.N) {
-        // bit-compare so that a NaN left in the padding by the caller still counts as untouched
-        if (std::memcmp(&got[at], &c0[at], sizeof(T)) != 0) ++bad;
-        continue;
-      }
-      const double c_old = beta == T(0) ? 0.0 : std::fabs(double(beta) * c0[at]);
-      const double tol = 2.0 * (p.K + 2) * eps * (double(mag[at]) + c_old) + 1e-30;
-      if (!(std::fabs(double(got[at]) - double(ref[at])) <= tol)) ++bad;
-    }
-  }
-  return bad;
-}
-
-template <class T>
-std::vector<T> nan_filled(std::size_t n) {
-  return std::vector<T>(n, std::numeric_limits<T>::quiet_NaN());
-}
-
-}  // namespace
+#include "gemm_problem.hpp"
 
 TEST_CASE("gemm_naive: 2x2 example by hand, all transposes") {
   // op(A) = [[1,2],[3,4]], op(B) = [[5,6],[7,8]]  ->  op(A)op(B) = [[19,22],[43,50]]
@@ -231,75 +141,6 @@ TEST_CASE("gemm: row-major A with rows 1 KiB apart (packed, not read in place) m
   omp_set_num_threads(saved);
 }
 
-namespace {
-
-// 16 float lanes in plain C++ with the interface of the x86 vector types (gemm_avx512.cpp's Zmm).
-struct Emu16 {
-  using scalar = float;
-  static constexpr int W = 16;
-  struct reg {
-    float x[16];
-  };
-  using mask = unsigned;
-  static reg zero() { return reg{}; }
-  static reg set1(float v) {
-    reg r;
-    std::fill(r.x, r.x + W, v);
-    return r;
-  }
-  static reg load(const float* p) {
-    reg r;
-    std::memcpy(r.x, p, sizeof r.x);
-    return r;
-  }
-  static reg bcast(const float* p) { return set1(*p); }
-  static reg fma(reg a, reg b, reg c) {
-    for (int i = 0; i < W; ++i) c.x[i] = std::fma(a.x[i], b.x[i], c.x[i]);
-    return c;
-  }
-  static reg mul(reg a, reg b) {
-    for (int i = 0; i < W; ++i) a.x[i] *= b.x[i];
-    return a;
-  }
-  static void store(float* p, reg x) { std::memcpy(p, x.x, sizeof x.x); }
-  static mask make_mask(int n) { return n >= W ? 0xFFFFu : (1u << n) - 1u; }
-  // Masked-off lanes are never touched, as with the hardware instructions (ASan checks this in CI).
-  static reg load_masked(const float* p, mask m) {
-    reg r{};
-    for (int i = 0; i < W; ++i)
-      if ((m >> i) & 1u) r.x[i] = p[i];
-    return r;
-  }
-  static void store_masked(float* p, mask m, reg x) {
-    for (int i = 0; i < W; ++i)
-      if ((m >> i) & 1u) p[i] = x.x[i];
-  }
-};
-
-using EmuKernel12x32 = lava::gemm_detail::SimdKernel<Emu16, 12, 2>;
-
-enum class Nest { split_n, split_m, split_n_prepacked };
-
-std::vector<float> run_emulated(const Problem<float>& p, float alpha, float beta, const std::vector<float>& c0,
-                                Nest nest, const lava::gemm_detail::PackedBlocking& bl, bool parallel) {
-  std::vector<float> c = c0;
-  auto v = lava::gemm_detail::make_view(p.ta, p.tb, p.M, p.N, p.K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb,
-                                        beta, c.data(), p.ldc);
-  std::vector<float> packed;
-  if (nest == Nest::split_n_prepacked) {  // B̂ packed once, then read by the same nest
-    packed.assign(std::size_t(p.K) * ((p.N + 31) / 32 * 32), std::numeric_limits<float>::quiet_NaN());
-    lava::gemm_detail::pack_b_whole<EmuKernel12x32>(v, bl, packed.data(), parallel);
-    v.packed_b = packed.data();
-  }
-  if (nest != Nest::split_m) {
-    lava::gemm_detail::gemm_split_n<EmuKernel12x32>(v, bl, parallel);
-  } else {
-    lava::gemm_detail::gemm_split_m<EmuKernel12x32>(v, bl, parallel);
-  }
-  return c;
-}
-
-}  // namespace
 
 TEST_CASE("gemm: every float path this CPU can run matches naive, 1 and 2 threads the same bits") {
   // lava::gemm<float> takes only the widest path the CPU supports (on an AVX-512 machine neither the AVX2 kernel
@@ -331,41 +172,6 @@ TEST_CASE("gemm: every float path this CPU can run matches naive, 1 and 2 thread
         CHECK(std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(float)) == 0);
       }
   omp_set_num_threads(saved);
-}
-
-TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny blocks, bit-identical") {
-  // Tiny blocks so that every loop of both nests runs several times: kc ≤ 16, Â blocks of 2 panels, B̂ blocks of
-  // 2 strips; strip-major (few_a_panels = 8) and panel-major (few_a_panels = 0) orders of split_n, each also with
-  // B̂ packed once beforehand (pack_b_whole, several k blocks and strip groups).
-  using lava::gemm_detail::PackedBlocking;
-  const PackedBlocking panel_major{16, 24, 64, 0, 2}, strip_major{16, 24, 64, 8, 2};
-  const int ms[] = {1, 13, 28}, ns[] = {1, 33, 65}, ks[] = {5, 40};
-  TestRng rng{2024};
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(2);
-  int cases = 0;
-  for (int M : ms)
-    for (int N : ns)
-      for (int K : ks)
-        for (int t = 0; t < 4; ++t) {
-          Problem<float> p(t & 1, t & 2, M, N, K, (M + N + t) % 2 == 0 ? 0 : 3, rng);
-          const bool beta_zero = (M + N + K + t) % 2 == 0;
-          const float alpha = 0.75f, beta = beta_zero ? 0.0f : -1.25f;
-          const std::vector<float> c0 = beta_zero ? nan_filled<float>(p.C.size()) : p.C;
-          INFO("M=" << M << " N=" << N << " K=" << K << " trans=" << t);
-          const auto ref = run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, false);
-          CHECK(count_mismatches(p, alpha, beta, c0, ref) == 0);
-          const std::vector<float> others[] = {
-              run_emulated(p, alpha, beta, c0, Nest::split_n, panel_major, true),
-              run_emulated(p, alpha, beta, c0, Nest::split_n, strip_major, true),
-              run_emulated(p, alpha, beta, c0, Nest::split_m, panel_major, true),
-              run_emulated(p, alpha, beta, c0, Nest::split_n_prepacked, panel_major, false),
-              run_emulated(p, alpha, beta, c0, Nest::split_n_prepacked, strip_major, true)};
-          for (const auto& c : others) CHECK(std::memcmp(c.data(), ref.data(), c.size() * sizeof(float)) == 0);
-          ++cases;
-        }
-  omp_set_num_threads(saved);
-  CHECK(cases == 3 * 3 * 2 * 4);
 }
 
 TEST_CASE_TEMPLATE("gemm with a PackedB: the same bits as the plain call, 1 and 2 threads", T, float, double) {
