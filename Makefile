@@ -106,7 +106,8 @@ sanitize: deps
 # so that a file that leans on it for one of its own #includes is caught. The kernel headers that #error outside
 # their ISA translation units by design are skipped. 1 min 33 s on two cores here (about four on the AMD machine);
 # not part of CI.
-ISA_ONLY_HEADERS := src/gemm/gemm_pack.hpp src/gemm/gemm_packed.hpp src/gemm/ukernel_simd.hpp src/gemm/x86_transpose.hpp
+ISA_ONLY_HEADERS := src/gemm/gemm_pack.hpp src/gemm/gemm_packed.hpp src/gemm/ukernel_simd.hpp src/gemm/x86_transpose.hpp \
+                    src/gemm/x86_transpose16.hpp
 check-includes:
 	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(sort $(wildcard src/*/*.cpp src/*/*.hpp tests/*.cpp tests/*.hpp))) | \
 	  xargs -P $$(nproc) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \

@@ -18,12 +18,13 @@
 #include "gemm/gemm_packed.hpp"
 #include "gemm/ukernel_simd.hpp"
 #include "gemm/x86_transpose.hpp"
+#include "gemm/x86_transpose16.hpp"
 
 namespace lava::gemm_detail {
 namespace {
 
 // 16 float lanes in a zmm register; edge masks are k registers.
-struct Zmm : X86Transpose {
+struct Zmm : X86Transpose, X86Transpose16 {
   using scalar = float;
   using reg = __m512;
   using mask = __mmask16;

@@ -34,10 +34,16 @@ inline void transpose_rows8(const T* src, long ss, int rows, T* dst, long ds) {
   }
 }
 
-// Rows × kc tile stored "k-contiguous" (element (r, k) at src[r·ss + k]) into dst[k·ds + r], 8 k at a time.
+// Rows × kc tile stored "k-contiguous" (element (r, k) at src[r·ss + k]) into dst[k·ds + r], 16 k at a time
+// where the vector type has a 16×16 transpose (AVX-512), then 8 at a time.
 template <class V, class T>
 void transpose_rows(const T* src, long ss, int rows, int kc, T* dst, long ds) {
   int k = 0;
+  if constexpr (requires { V::transpose_rows16(src, ss, rows, dst, ds); }) {
+    for (; k + 16 <= kc; k += 16)
+      for (int r0 = 0; r0 < rows; r0 += 16)
+        V::transpose_rows16(src + long(r0) * ss + k, ss, std::min(16, rows - r0), dst + long(k) * ds + r0, ds);
+  }
   for (; k + 8 <= kc; k += 8)
     for (int r0 = 0; r0 < rows; r0 += 8)
       transpose_rows8<V, T>(src + long(r0) * ss + k, ss, std::min(8, rows - r0), dst + long(k) * ds + r0, ds);
