@@ -136,6 +136,21 @@ TEST_CASE("tape: a step gives the same bits with 1 and 2 threads") {
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
 }
 
+TEST_CASE("tape: gradients start from zero, though after reset() the arena hands back the last step's gradients") {
+  Tape<double> tape;
+  const int n = 300000;  // 2.4 MB a node: the first step spreads its nodes over several arena blocks
+  std::vector<double> data(n);
+  for (int i = 0; i < n; ++i) data[size_t(i)] = 0.001 * (i % 997) - 0.4;
+  for (int step = 0; step < 3; ++step) {
+    tape.reset();
+    Var<double> x = tape.input(Shape{n}, data.data(), true);
+    tape.backward(sum_all(mul(mul(x, x), x)));  // dy/dx = 3x²
+    int bad = 0;
+    for (int i = 0; i < n; ++i) bad += std::abs(x.grad()[i] - 3 * data[size_t(i)] * data[size_t(i)]) > 1e-12;
+    CHECK_MESSAGE(bad == 0, "step " << step);
+  }
+}
+
 TEST_CASE("kernels: large reductions, softmax and products are bit-identical with 1 and 2 threads") {
   std::vector<float> x(300 * 257);
   CounterRng rng(5, 0);
