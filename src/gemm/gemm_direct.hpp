@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "gemm/gemm_view.hpp"
+#include "tensor/parallel.hpp"
 #include "tensor/vec_math.hpp"
 
 namespace lava::gemm_detail {
@@ -39,11 +40,12 @@ inline void store_c_row(T* c, const T* s, int n, T alpha, T beta) {
 template <class T>
 void gemm_direct(const GemmView<T>& v, bool parallel) {
   constexpr int kBlockN = 256;
-  const long work = long(v.M) * v.N * v.K;
+  // A region opens only when it splits (for_each_split_if): an OpenMP `if` that is false still enters the runtime,
+  // and the attention products of a soft step make ~1,900 such calls.
+  const bool split = parallel && long(v.M) * v.N * v.K >= (1L << 16);
   const bool k_contiguous = v.csa == 1 && v.rsb == 1;
   if (v.csb == 1 && (v.K < 16 || !k_contiguous) && !(v.N == 1 && v.rsa == 1)) {
-#pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
-    for (int i = 0; i < v.M; ++i)
+    for_each_split_if(v.M, split, [&](int64_t i) {
       for (int j0 = 0; j0 < v.N; j0 += kBlockN) {
         const int nb = std::min(kBlockN, v.N - j0);
         T acc[kBlockN] = {};
@@ -54,15 +56,15 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
         }
         store_c_row(v.C + i * v.ldc + j0, acc, nb, v.alpha, v.beta);
       }
+    });
   } else if (k_contiguous) {
-#pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
-    for (int i = 0; i < v.M; ++i)
+    for_each_split_if(v.M, split, [&](int64_t i) {
       for (int j = 0; j < v.N; ++j)
         store_c(v.C + i * v.ldc + j, vmath::dot_fixed_order(v.A + i * v.rsa, v.B + j * v.csb, v.K), v.alpha, v.beta);
+    });
   } else if (v.N == 1 && v.rsa == 1) {
-#pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
-    for (int i0 = 0; i0 < v.M; i0 += kBlockN) {
-      const int mb = std::min(kBlockN, v.M - i0);
+    for_each_split_if((v.M + kBlockN - 1) / kBlockN, split, [&](int64_t block) {
+      const int i0 = int(block) * kBlockN, mb = std::min(kBlockN, v.M - i0);
       T acc[kBlockN] = {};
       for (int k = 0; k < v.K; ++k) {
         const T b = v.B[k * v.rsb];
@@ -70,15 +72,15 @@ void gemm_direct(const GemmView<T>& v, bool parallel) {
         for (int i = 0; i < mb; ++i) acc[i] += a[i] * b;
       }
       for (int i = 0; i < mb; ++i) store_c(v.C + (i0 + i) * v.ldc, acc[i], v.alpha, v.beta);
-    }
+    });
   } else {
-#pragma omp parallel for schedule(static) if (parallel && work >= (1L << 16))
-    for (int i = 0; i < v.M; ++i)
+    for_each_split_if(v.M, split, [&](int64_t i) {
       for (int j = 0; j < v.N; ++j) {
         T s = T(0);
         for (int k = 0; k < v.K; ++k) s += v.A[i * v.rsa + k * v.csa] * v.B[k * v.rsb + j * v.csb];
         store_c(v.C + i * v.ldc + j, s, v.alpha, v.beta);
       }
+    });
   }
 }
 
