@@ -155,6 +155,7 @@ TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lis
   for (const JsonValue& row : rows) {
     CHECK(row.at("gflops").number() > 0);
     CHECK(row.at("packed_gflops").number() > 0);
+    CHECK(row.at("kernel_loop_ratio").number() > 0);
     CHECK(row.at("trans").str() == "NN");
     // which kernels ran: LAVA's micro-kernel, and OpenBLAS's core name exactly when OpenBLAS was timed
     CHECK(row.at("kernel").str() == lava::gemm_kernel_name());

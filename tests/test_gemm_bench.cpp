@@ -1,13 +1,16 @@
 // lava::run_gemm_bench (the harness behind `lava bench gemm`): argument checks, one row per combination, and an
-// environment left as it was after loading OpenBLAS. The GEMM itself is tested in test_gemm.cpp.
+// environment left as it was after loading OpenBLAS; the kernel loop behind kernel_loop_ratio. The GEMM itself is
+// tested in test_gemm.cpp.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
 #include "gemm/gemm_bench.hpp"
+#include "gemm/gemm_kernels.hpp"
 
 TEST_CASE("gemm bench: rejects bad arguments and reports one row per combination") {
   CHECK_THROWS_AS(lava::run_gemm_bench({}, {1}, {"NN"}, 1), lava::UsageError);
@@ -38,4 +41,31 @@ TEST_CASE("gemm bench: rejects bad arguments and reports one row per combination
   CHECK(rows[1].peak_ratio > 0.0);
   CHECK((rows[1].openblas_gflops > 0.0 || rows[1].openblas_gflops == -1.0));
   CHECK(rows[1].packed_gflops > 0.0);
+}
+
+TEST_CASE("gemm bench: each path's kernel loop adds one Â·B̂ tile a call and counts its flops") {
+  // Every operand 2^-10: each call adds kc · 2^-20 = 2^-13 to each of the tile's MR·NR C elements (exact in float),
+  // and nothing else changes. The tile is wherever the path put it; the count of changed values gives MR·NR.
+  using KernelLoop = double (*)(long, float*);
+  std::vector<std::pair<const char*, KernelLoop>> paths{{"generic", lava::gemm_detail::sgemm_generic_kernel_loop}};
+#if LAVA_GEMM_HAVE_X86
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    paths.emplace_back("avx2", lava::gemm_detail::sgemm_avx2_kernel_loop);
+  if (__builtin_cpu_supports("avx512f")) paths.emplace_back("avx512", lava::gemm_detail::sgemm_avx512_kernel_loop);
+#endif
+  for (const auto& [name, loop] : paths) {
+    std::vector<float> scratch(lava::gemm_detail::kKernelLoopScratch, 0x1p-10f);
+    const long calls = 3;
+    const double flops = loop(calls, scratch.data());
+    long tile = 0, other = 0;
+    for (float x : scratch) {
+      tile += x == 0x1p-10f + 3 * 0x1p-13f;
+      other += x != 0x1p-10f && x != 0x1p-10f + 3 * 0x1p-13f;
+    }
+    CHECK_MESSAGE(other == 0, name);
+    CHECK_MESSAGE(tile >= 6 * 8, name);
+    CHECK_MESSAGE(flops == 2.0 * double(tile) * lava::gemm_detail::kKernelLoopK * calls, name);
+  }
+  CHECK(lava::measure_kernel_loop_gflops(1, 1, 0.005) > 0.0);
+  CHECK(lava::measure_kernel_loop_ratio(1, 1) > 0.0);
 }

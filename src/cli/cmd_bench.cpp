@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "cli/command_line.hpp"
@@ -43,9 +44,11 @@ int bench_gemm(int argc, char** argv) {
                  "peak, and the ratio to OpenBLAS when libopenblas.so.0 can be loaded (OPENBLAS_CORETYPE is unset\n"
                  "while it loads, so that it picks its best kernels for this CPU; their name is printed; LAVA itself\n"
                  "never needs OpenBLAS). The packed_* columns time the same product with op(B) packed once\n"
-                 "beforehand, as training packs a weight read at every time step. Each of --repeats rounds samples\n"
-                 "the FMA peak, LAVA, LAVA packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every\n"
-                 "figure is the median of its samples.");
+                 "beforehand, as training packs a weight read at every time step. kernel_loop_ratio is LAVA's\n"
+                 "micro-kernel alone, on operands hot in L1, over the FMA peak: the most a GEMM built on it reaches\n"
+                 "here (sampled after all the GEMMs). Each of --repeats rounds samples the FMA peak, LAVA, LAVA\n"
+                 "packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every figure is the median of\n"
+                 "its samples.");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
@@ -64,10 +67,14 @@ int bench_gemm(int argc, char** argv) {
       rows.insert(rows.end(), more.begin(), more.end());
     }
   }
+  // The micro-kernel's own ceiling, once per thread count after every GEMM (so that it cannot disturb them).
+  std::map<int, double> kernel_loop_ratio;
+  for (int t : threads) kernel_loop_ratio[t] = measure_kernel_loop_ratio(t, repeats);
   Table t;
   t.add_column("m").add_column("n").add_column("k").add_column("trans").add_column("threads");
   t.add_column("gflops", ".1f").add_column("peak_ratio", ".3f").add_column("openblas_gflops", ".1f");
   t.add_column("openblas_ratio", ".3f").add_column("packed_gflops", ".1f").add_column("packed_openblas_ratio", ".3f");
+  t.add_column("kernel_loop_ratio", ".3f");
   // Which kernels ran: in the header of the table for people, in every row of json and csv.
   const bool table = cl.common().format == OutputFormat::table;
   const std::string kernel = gemm_kernel_name(), ob_core = openblas_core_name();
@@ -77,7 +84,8 @@ int bench_gemm(int argc, char** argv) {
     std::vector<Cell> cells{double(r.m), double(r.n), double(r.k), r.trans, double(r.threads), r.gflops, r.peak_ratio,
                             ob ? Cell(r.openblas_gflops) : Cell("n/a"),
                             ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"), r.packed_gflops,
-                            ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a")};
+                            ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a"),
+                            kernel_loop_ratio.at(r.threads)};
     if (!table) cells.insert(cells.end(), {Cell(kernel), ob ? Cell(ob_core) : Cell("n/a")});
     t.add_row(cells);
   }

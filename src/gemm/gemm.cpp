@@ -64,6 +64,17 @@ void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
   sgemm_generic(v, parallel);
 }
 
+double sgemm_kernel_loop(long calls, float* scratch) {
+#if LAVA_GEMM_HAVE_X86
+  switch (float_path()) {
+    case FloatPath::avx512: return sgemm_avx512_kernel_loop(calls, scratch);
+    case FloatPath::avx2: return sgemm_avx2_kernel_loop(calls, scratch);
+    default: break;
+  }
+#endif
+  return sgemm_generic_kernel_loop(calls, scratch);
+}
+
 }  // namespace gemm_detail
 
 namespace {

@@ -56,6 +56,7 @@ constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/4096, /*nc=*/960, 
 }  // namespace
 
 void sgemm_avx2(const GemmView<float>& v, bool parallel) { gemm_packed<KernelAvx2>(v, kBlockingAvx2, parallel); }
+double sgemm_avx2_kernel_loop(long calls, float* scratch) { return kernel_loop<KernelAvx2>(calls, scratch); }
 
 }  // namespace lava::gemm_detail
 

@@ -197,6 +197,15 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
   return rows;
 }
 
+double measure_kernel_loop_ratio(int threads, int repeats) {
+  std::vector<double> peak, kernel_loop;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    peak.push_back(measure_fma_peak_gflops(threads, 1, 0.02));
+    kernel_loop.push_back(measure_kernel_loop_gflops(threads, 1, 0.02));
+  }
+  return median(kernel_loop) / median(peak);
+}
+
 std::string openblas_core_name() {
   const OpenBlas* ob = open_blas();
   return ob ? ob->core : std::string();

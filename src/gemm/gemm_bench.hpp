@@ -22,6 +22,15 @@ struct GemmBenchRow {
 // The median of `runs` timed runs of about `run_seconds` each.
 double measure_fma_peak_gflops(int threads, int runs = 5, double run_seconds = 0.1);
 
+// The same for the float micro-kernel alone (the inner loop of every GEMM on this CPU), over one packed Â micro-panel
+// and one B̂ strip hot in L1, per thread: the ceiling of lava::gemm here. GFLOP/s.
+double measure_kernel_loop_gflops(int threads, int runs = 5, double run_seconds = 0.1);
+
+// measure_kernel_loop_gflops / measure_fma_peak_gflops with `threads` threads, medians of `repeats` alternating
+// samples of each: how close to the peak lava::gemm's inner loop runs on this machine. Sampled apart from the GEMMs:
+// between them, this loop at 0.9 of the peak pulled the next GEMM sample down by 5–10 %.
+double measure_kernel_loop_ratio(int threads, int repeats);
+
 // The float micro-kernel lava::gemm uses on this CPU, e.g. "avx2 6x16" (for the report header).
 std::string gemm_kernel_name();
 

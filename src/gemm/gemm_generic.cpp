@@ -73,6 +73,7 @@ constexpr PackedBlocking kBlockingDouble{/*kc_max=*/256, /*mc=*/384, /*nc=*/240,
 }  // namespace
 
 void sgemm_generic(const GemmView<float>& v, bool parallel) { gemm_packed<KernelFloat>(v, kBlockingFloat, parallel); }
+double sgemm_generic_kernel_loop(long calls, float* scratch) { return kernel_loop<KernelFloat>(calls, scratch); }
 
 void dgemm_generic(const GemmView<double>& v, bool parallel) {
   gemm_packed<KernelDouble>(v, kBlockingDouble, parallel);

@@ -28,4 +28,17 @@ void sgemm_avx2(const GemmView<float>& v, bool parallel);    // 6×16 ymm micro-
 void sgemm_avx512(const GemmView<float>& v, bool parallel);  // 12×32 zmm micro-kernel
 #endif
 
+// Each path's micro-kernel alone, `calls` times over operands hot in L1 (kernel_loop in ukernel_simd.hpp): the
+// ceiling of its GEMM, for `lava bench gemm`. Returns the flops done. scratch: kKernelLoopScratch floats, 64-byte
+// aligned, small finite values.
+constexpr int kKernelLoopK = 128;
+constexpr int kKernelLoopScratch = (12 + 32) * kKernelLoopK + 12 * 32;
+double sgemm_generic_kernel_loop(long calls, float* scratch);
+#if LAVA_GEMM_HAVE_X86
+double sgemm_avx2_kernel_loop(long calls, float* scratch);
+double sgemm_avx512_kernel_loop(long calls, float* scratch);
+#endif
+// The loop of this CPU's float path (float_path()).
+double sgemm_kernel_loop(long calls, float* scratch);
+
 }  // namespace lava::gemm_detail

@@ -16,6 +16,8 @@
 #error "ukernel_simd.hpp is meant for the kernel translation units (gemm_avx2/avx512/generic.cpp) and tests"
 #endif
 
+#include "gemm/gemm_kernels.hpp"  // kKernelLoopK, kKernelLoopScratch (no standard headers: safe inside the region)
+
 namespace lava::gemm_detail {
 // Unnamed: every ISA translation unit gets its own copies, compiled for its own target (no shared COMDATs).
 namespace {
@@ -106,6 +108,22 @@ struct SimdKernel {
     }
   }
 };
+
+// The micro-kernel alone: `calls` runs over one packed Â micro-panel and one B̂ strip of kc, C += Â·B̂ each time.
+// With kc = 128 (at most 22 KiB of operands) everything is hot in L1, so this is the ceiling the packed driver's
+// loop nests can approach; `lava bench gemm` reports it next to the FMA peak. Returns the flops, 2·MR·NR·kc·calls.
+// scratch: Â (kc, MR) | B̂ (kc, NR) | C (MR, NR), at least kKernelLoopScratch floats (gemm_kernels.hpp), filled by
+// the caller with small values (no NaN or subnormal operands, which would time something else).
+template <class Kn, class T = typename Kn::T>
+double kernel_loop(long calls, T* scratch) {
+  constexpr int kc = kKernelLoopK, MR = Kn::kMR, NR = Kn::kNR;
+  static_assert((MR + NR) * kc + MR * NR <= kKernelLoopScratch, "kernel_loop scratch too small for this tile");
+  T* a = scratch;
+  T* b = a + MR * kc;
+  T* c = b + kc * NR;
+  for (long i = 0; i < calls; ++i) Kn::run(kc, a, b, NR, c, NR, MR, NR, T(1), T(0), /*first=*/false);
+  return 2.0 * MR * NR * kc * double(calls);
+}
 
 }  // namespace
 }  // namespace lava::gemm_detail
