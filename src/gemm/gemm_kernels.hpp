@@ -29,8 +29,9 @@ void sgemm_avx512(const GemmView<float>& v, bool parallel);  // 12×32 zmm micro
 #endif
 
 // Each path's micro-kernel alone, `calls` times over operands hot in L1 (kernel_loop in ukernel_simd.hpp): the
-// ceiling of its GEMM, for `lava bench gemm`. Returns the flops done. scratch: kKernelLoopScratch floats, 64-byte
-// aligned, small finite values.
+// ceiling of its GEMM, for `lava bench gemm`. Returns the flops done. scratch: kKernelLoopScratch floats of small
+// finite values (64-byte aligned for a figure that compares with the packed buffers'). Sized for the widest tile,
+// AVX-512's 12×32: Â (kc, 12) | B̂ (kc, 32) | C (12, 32).
 constexpr int kKernelLoopK = 128;
 constexpr int kKernelLoopScratch = (12 + 32) * kKernelLoopK + 12 * 32;
 double sgemm_generic_kernel_loop(long calls, float* scratch);
