@@ -6,7 +6,7 @@ LAVA=${LAVA:-$REPO/build/lava}
 # GNU OpenMP spin-waits between parallel regions by default; on a shared 2-core machine a spinning thread
 # steals the core another process (or our own second thread) needs, and runs get several times slower.
 # A short spin (GOMP_SPINCOUNT) before sleeping still catches the next of a step's many small parallel regions
-# (~3,000 a soft-attention step): about 10 % faster on two threads than sleeping at once (README, "Measuring speed").
+# (~575 a soft-attention step): about 10 % faster on two threads than sleeping at once (README, "Measuring speed").
 export OMP_WAIT_POLICY=passive
 export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-20000}
 
