@@ -90,8 +90,13 @@ bool is_excluded_catalog(std::string_view mo_file_name) {
          mo_file_name == "iso_15924.mo";
 }
 
-std::vector<DebFile> fetch_debs(const std::vector<std::string>& packages, const std::string& deb_dir, bool quiet) {
+std::vector<DebFile> fetch_debs(const std::vector<std::string>& packages, const std::string& deb_dir_arg,
+                                bool quiet) {
   std::error_code ec;
+  // Absolute, because the download runs `cd DIR && apt-get download ... > DIR/apt-get.log`: a relative DIR would
+  // name the log relative to itself after the cd (`make data` passed data/debian-cache and every download failed).
+  const std::string deb_dir = fs::absolute(deb_dir_arg, ec).string();
+  if (ec) throw input_error(deb_dir_arg, 0, "cannot resolve the download folder: " + ec.message());
   fs::create_directories(deb_dir, ec);
   if (ec) throw input_error(deb_dir, 0, "cannot create the download folder: " + ec.message());
   auto have = debs_in(deb_dir);
