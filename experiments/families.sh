@@ -4,7 +4,7 @@
 # soft and var-enum on both tasks — translation and VQA — from several seeds, evaluates each on the test split and
 # prints one markdown table (mean over the seeds that finished; a seed whose loss turned NaN counts as failed).
 #
-#   experiments/families.sh [--quick]
+#   experiments/families.sh [--quick] [--out DIR] [--threads N] [--jobs N] [--seed S] [--variants "V1 ..."]
 #
 # Columns: NLL per token and how it is obtained (exact: enumerated marginal; direct: a deterministic attention;
 # sampled: the importance-weighted estimate log 1/K Σ_k f(x,z_k) p(z_k)/q(z_k), K = 10 draws from q, a stochastic
@@ -16,35 +16,33 @@
 #          minutes on 2 cores.
 # (full):  translation on the gettext corpus (experiments/lib.sh quick model, 20 minutes per run), VQA on 20k scenes
 #          (10 epochs), seeds 1 2 3; hours.
-# Variants train JOBS at a time with THREADS threads each (default 2 x 1). OUT = runs/families-quick or
-# runs/families: data/, models/, logs/, table.md and the lava binary used. Environment: LAVA, JOBS, THREADS, SEEDS,
-# VARIANTS. A run whose test evaluation exists in OUT is not repeated (delete it to redo it).
+# Runs go --jobs at a time with --threads threads each (default 2 x 1). --out (default runs/families-quick or
+# runs/families): data/, models/, logs/, table.md and the lava binary used. --seed: a list ("1 2", 1-3). A run whose
+# test evaluation exists in OUT is not repeated (delete it to redo it).
 set -euo pipefail
 # shellcheck disable=SC2034  # used by lib.sh's messages
 SCRIPT=families
 # shellcheck source=experiments/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"  # LAVA, OMP_WAIT_POLICY=passive, pin_lava, json_get, fmt_num, ...
 
-quick=0
-case "${1:-}" in
-  --quick) quick=1 ;;
-  "") ;;
-  *) echo "usage: experiments/families.sh [--quick]" >&2; exit 2 ;;
-esac
-JOBS=${JOBS:-2}
-THREADS=${THREADS:-1}
-VARIANTS=${VARIANTS:-"soft var-enum var-dirichlet gauss-ctx bam-weibull bam-lognormal structured sigmoid"}
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+ALL_FAMILY="soft var-enum var-dirichlet gauss-ctx bam-weibull bam-lognormal structured sigmoid"
+SCRIPT_OPTIONS="variants="
+parse_args "$@"
+((${#EXTRA_ARGS[@]} == 0)) || usage_error "this script takes no extra lava train options"
+quick=$QUICK JOBS=${JOBS:-2} THREADS=${THREADS:-1} VARIANTS=${OPT_variants:-$ALL_FAMILY}
+check_variants "$VARIANTS" "$ALL_FAMILY"
 
 if ((quick)); then
-  OUT=$REPO/runs/families-quick
-  SEEDS=${SEEDS:-"1 2"}
+  OUT=${OUT:-$REPO/runs/families-quick}
+  SEEDS=${SEEDS:-1 2}
   NMT_DATA=$OUT/data/synth
   NMT_ARGS="--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --epochs 20 --max-minutes 0.75"
   SCENES=(--train 5000 --valid 500 --test 1000)
   VQA_ARGS="--epochs 20 --max-minutes 0.75"
 else
-  OUT=$REPO/runs/families
-  SEEDS=${SEEDS:-"1 2 3"}
+  OUT=${OUT:-$REPO/runs/families}
+  SEEDS=${SEEDS:-1 2 3}
   NMT_DATA=$REPO/data/gettext-de-en
   NMT_ARGS="$(quick_train_args) --epochs 20 --max-minutes 20"
   SCENES=(--train 20000 --valid 2000 --test 4000)
@@ -81,20 +79,15 @@ run() {
   log "$name: done ($(elapsed)): nll $(json_get "$(eval_row "$logs.eval.jsonl")" nll)"
 }
 
-running=0
 for task in nmt vqa; do
   for v in $VARIANTS; do
     for seed in $SEEDS; do
       [[ -n $(eval_row "$OUT/logs/$task-$v-s$seed.eval.jsonl") ]] && continue
-      run "$task" "$v" "$seed" &
-      if ((++running >= JOBS)); then
-        wait -n || true
-        ((running--)) || true
-      fi
+      pool_run run "$task" "$v" "$seed"
     done
   done
 done
-wait
+pool_wait || true  # a failed run is reported by run() and counted in the table's "seeds ok"
 
 # mean KEY TASK VARIANT: the mean of KEY over the seeds whose evaluation exists (– when none has it).
 mean() {

@@ -20,6 +20,114 @@ die() {
 
 log() { echo "$SCRIPT: $*" >&2; }
 
+# shellcheck source=experiments/paper.sh
+source "$REPO/experiments/paper.sh"  # paper_row, paper_figure
+
+usage_error() {
+  echo "$SCRIPT: error: $*; see $0 --help" >&2
+  exit 2
+}
+
+# ---- One command line for every script ----
+# parse_args "$@" reads the options every experiment script takes:
+#   --quick      the script's smoke-test size (minutes, not hours)
+#   --out DIR    its output folder (each script has a default under runs/)
+#   --threads N  OpenMP threads per lava run (0 = all cores; results do not depend on it)
+#   --jobs N     lava runs at a time (the one job pool below)
+#   --seed S     a seed, or a list for scripts that run several: "1 2 3", "1,2,3" or "1-3"
+#   -h, --help   the script's usage(); -- ARGS: extra lava train options, in EXTRA_ARGS
+# and the script's own, named in SCRIPT_OPTIONS as "data= variants= reuse" (a trailing = takes a value); each lands
+# in OPT_<name> with dashes as underscores (--max-len 30 -> OPT_max_len=30). It sets QUICK (0/1), OUT, THREADS, JOBS
+# and SEEDS ("" where not given: the script applies its own default) and exits 2 on a usage error.
+parse_args() {
+  QUICK=0 OUT="" THREADS="" JOBS="" SEEDS="" EXTRA_ARGS=()
+  local name
+  while (($#)); do
+    case $1 in
+      --quick) QUICK=1 ;;
+      --out | --threads | --jobs | --seed)
+        (($# >= 2)) || usage_error "$1 needs a value"
+        case $1 in
+          --out) OUT=$2 ;;
+          --threads) is_count "$2" 0 || usage_error "--threads needs a number >= 0, not '$2'"; THREADS=$2 ;;
+          --jobs) is_count "$2" 1 || usage_error "--jobs needs a number >= 1, not '$2'"; JOBS=$2 ;;
+          --seed) SEEDS=$(expand_seeds "$2") || usage_error "--seed needs seeds such as 1, \"1 2 3\" or 1-3, not '$2'" ;;
+        esac
+        shift ;;
+      -h | --help) usage; exit 0 ;;
+      --) shift; EXTRA_ARGS=("$@"); break ;;
+      --*)
+        name=${1#--}
+        if [[ " ${SCRIPT_OPTIONS:-} " == *" $name= "* ]]; then
+          (($# >= 2)) || usage_error "$1 needs a value"
+          printf -v "OPT_${name//-/_}" '%s' "$2"
+          shift
+        elif [[ " ${SCRIPT_OPTIONS:-} " == *" $name "* ]]; then
+          printf -v "OPT_${name//-/_}" '%s' 1
+        else
+          usage_error "unknown option '$1'"
+        fi ;;
+      *) usage_error "unexpected argument '$1'" ;;
+    esac
+    shift
+  done
+}
+
+# is_count VALUE MIN: VALUE is a whole number >= MIN.
+is_count() { [[ $1 =~ ^[0-9]+$ ]] && (($1 >= $2)); }
+
+# expand_seeds SPEC: "1-3", "1,2,3" or "1 2 3" as "1 2 3"; fails on anything else.
+expand_seeds() {
+  local word out=() lo hi
+  for word in ${1//,/ }; do
+    if [[ $word =~ ^([0-9]+)-([0-9]+)$ ]]; then
+      lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+      ((lo <= hi)) || return 1
+      out+=($(seq "$lo" "$hi"))
+    elif [[ $word =~ ^[0-9]+$ ]]; then
+      out+=("$word")
+    else
+      return 1
+    fi
+  done
+  ((${#out[@]})) || return 1
+  echo "${out[*]}"
+}
+
+# check_variants LIST KNOWN: every word of LIST is in KNOWN, else a usage error.
+check_variants() {
+  local v
+  for v in $1; do
+    [[ " $2 " == *" $v "* ]] || usage_error "unknown variant '$v' (known: $2)"
+  done
+}
+
+# ---- The one job pool ----
+# pool_run CMD...: runs CMD in the background once fewer than JOBS runs are going; pool_wait waits for them all and
+# fails if any failed. A run is a shell function or command whose results go to files (a background job cannot set
+# the script's variables), so each script builds its table from the files afterwards. Each job records a non-zero
+# exit status in POOL_FAILURES from its EXIT trap: `wait -n` alone misses a job that ended while nobody waited (it is
+# reaped, `jobs -r` no longer lists it, and its status is lost), and `CMD || record` would switch off `set -e`
+# inside CMD.
+POOL_FAILURES=""
+pool_run() {
+  [[ -n $POOL_FAILURES ]] || POOL_FAILURES=$(mktemp "${TMPDIR:-/tmp}/lava-pool.XXXXXX")
+  while (($(jobs -rp | wc -l) >= ${JOBS:-1})); do wait -n || true; done
+  (
+    trap 'rc=$?; ((rc == 0)) || echo "exit $rc: $*" >>"$POOL_FAILURES"' EXIT
+    "$@"
+  ) &
+}
+pool_wait() {
+  wait || true
+  [[ -n $POOL_FAILURES ]] || return 0
+  local failures
+  failures=$(cat "$POOL_FAILURES")
+  rm -f "$POOL_FAILURES"
+  POOL_FAILURES=""
+  [[ -z $failures ]]
+}
+
 require_lava() {
   [ -x "$LAVA" ] || die "$LAVA not found; build it first with: make -C $REPO build/lava"
 }
@@ -75,6 +183,16 @@ fmt_num() {
     "" | null | nan | NaN | -nan) printf '–' ;;
     *) awk -v v="$1" -v f="$2" 'BEGIN { printf f, v }' ;;
   esac
+}
+
+# mean_sd PRINTF_FORMAT VALUES...: "mean ± sd" (sample standard deviation) of the numeric VALUES, the mean alone for
+# one value, "–" for none; missing, null and NaN values are left out.
+mean_sd() {
+  local f=$1
+  shift
+  printf '%s\n' "$@" | awk -v f="$f" '$1 != "" && $1 != "null" && tolower($1) !~ /nan/ { x[n++] = $1; t += $1 }
+    END { if (!n) { printf "–"; exit } m = t / n; printf f, m
+          if (n > 1) { for (i = 0; i < n; i++) v += (x[i] - m) ^ 2; printf " ± " f, sqrt(v / (n - 1)) } }'
 }
 
 # fmt_duration SECONDS: "42s", "3m05s" or "2h07m".

@@ -10,14 +10,15 @@ VARIANTS="none soft var-enum"
 
 usage() {
   cat <<EOF
-usage: experiments/nmt-length.sh [--quick] [--data DIR] [--out DIR] [--models DIR] [--buckets B1,B2,...]
-                                 [--threads N] [--minutes M | --steps N] [--limit N] [--beam B] [--seed S] [-- TRAIN ARGS]
+usage: experiments/nmt-length.sh [--quick] [--out DIR] [--threads N] [--jobs N] [--seed S] [--data DIR]
+                                 [--models DIR] [--buckets B1,B2,...] [--minutes M | --steps N] [--limit N]
+                                 [--beam B] [-- TRAIN ARGS]
 
 Decodes the test split of DIR (default data/gettext-de-en) with the models for --attn $VARIANTS and
 prints corpus BLEU per source-length bucket (lava eval --length-buckets) as a markdown table (also OUT/table.md;
 default OUT runs/nmt-length-quick or runs/nmt-length-full).
 
-  --models DIR   take MODEL files DIR/ATTN.safetensors from here when present (default: the models directory of
+  --models DIR   take MODEL files DIR/ATTN-sSEED.safetensors from here when present (default: the models folder of
                  runs/nmt-table1-quick or runs/nmt-table1-full); missing ones are trained into OUT/models with
                  nmt-table1.sh's settings for the same mode
   --buckets B    inclusive upper ends of the source-length buckets (default 5,10,20: 1-5, 6-10, 11-20, 21+)
@@ -25,32 +26,18 @@ default OUT runs/nmt-length-quick or runs/nmt-length-full).
   (default)      the paper's settings; the whole test set, beam 10
   --minutes M    training time per variant when one must be trained (quick: 1; full: 0 = no limit)
   --steps N      a budget of N updates instead (no time limit unless --minutes is also given)
-  --limit N      test sentences (0 = all), --beam B beam size, --threads N OpenMP threads, --seed S seed
+  --limit N      test sentences (0 = all), --beam B beam size, --threads N OpenMP threads, --seed S seed,
+                 --jobs N models decoded at a time (default 1)
   -- ARGS        extra lava train options for variants trained here (each replaces the default of the same name)
 EOF
 }
 
-quick=0 data=$REPO/data/gettext-de-en out="" models="" buckets=5,10,20 threads="" minutes="" limit="" beam=""
-seed=1 steps="" minutes_given=0 user_train_args=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) quick=1 ;;
-    --data) data=${2:?--data needs a directory}; shift ;;
-    --out) out=${2:?--out needs a directory}; shift ;;
-    --models) models=${2:?--models needs a directory}; shift ;;
-    --buckets) buckets=${2:?--buckets needs a list}; shift ;;
-    --threads) threads=${2:?--threads needs a number}; shift ;;
-    --minutes) minutes=${2:?--minutes needs a number} minutes_given=1; shift ;;
-    --steps) steps=${2:?--steps needs a number}; shift ;;
-    --limit) limit=${2:?--limit needs a number}; shift ;;
-    --beam) beam=${2:?--beam needs a number}; shift ;;
-    --seed) seed=${2:?--seed needs a number}; shift ;;
-    -h | --help) usage; exit 0 ;;
-    --) shift; user_train_args=("$@"); break ;;
-    *) usage >&2; die "unknown option '$1'" ;;
-  esac
-  shift
-done
+SCRIPT_OPTIONS="data= models= buckets= minutes= steps= limit= beam="
+parse_args "$@"
+quick=$QUICK data=${OPT_data:-$REPO/data/gettext-de-en} models=${OPT_models:-} buckets=${OPT_buckets:-5,10,20}
+threads=$THREADS minutes=${OPT_minutes:-} limit=${OPT_limit:-} beam=${OPT_beam:-} seed=${SEEDS:-1}
+steps=${OPT_steps:-} JOBS=${JOBS:-1}
+[[ $seed != *" "* ]] || usage_error "--seed takes one seed here"
 
 require_lava
 ensure_corpus "$data"
@@ -66,10 +53,10 @@ fi
 # --steps: a step budget instead of a time budget, so that the models (and the table) do not depend on the load.
 if [ -n "$steps" ]; then
   train_args+=(--max-steps "$steps")
-  [ "$minutes_given" = 1 ] || minutes=0
+  [ -n "${OPT_minutes:-}" ] || minutes=0
 fi
-with_overrides train_args "${user_train_args[@]}"
-out=${out:-$REPO/runs/nmt-length-$mode}
+with_overrides train_args "${EXTRA_ARGS[@]}"
+out=${OUT:-$REPO/runs/nmt-length-$mode}
 models=${models:-$REPO/runs/nmt-table1-$mode/models}
 mkdir -p "$out/models" "$out/logs"
 pin_lava "$out"
@@ -80,22 +67,24 @@ if [ "$quick" = 1 ]; then
 fi
 log "$mode run, output in $out"
 
-for attn in $VARIANTS; do
-  prefix=$out/logs/$attn model=$models/$attn.safetensors
-  t0=$SECONDS
+# decode_one VARIANT: reuses or trains the model, then decodes the test split by length bucket.
+decode_one() {
+  local attn=$1 prefix=$out/logs/$1 model=$models/$1-s$seed.safetensors how t0=$SECONDS
   if [ -f "$model" ]; then
     how="reused $model"
   else
-    model=$out/models/$attn.safetensors
+    model=$out/models/$attn-s$seed.safetensors
     train_variant "$attn" "$corpus" "$model" "$prefix" "$minutes" "$threads" "$seed" 0 "${train_args[@]}"
     how="trained $(fmt_duration $((SECONDS - t0))) ($(json_get "$(last_line_with "$prefix.train.jsonl" \
       '"event":"done"')" steps) steps)"
   fi
-  t1=$SECONDS
+  local t1=$SECONDS
   eval_variant "$model" "$corpus" "$prefix" "$limit" "$beam" "$threads" --length-buckets "$buckets"
   log "$(printf '%-9s' "$attn") $how, decoded $(fmt_duration $((SECONDS - t1))):" \
     "bleu $(fmt_num "$(json_get "$(eval_row "$prefix.eval.jsonl")" bleu)" %.2f)  [elapsed $(elapsed)]"
-done
+}
+for attn in $VARIANTS; do pool_run decode_one "$attn"; done
+pool_wait || die "a run failed (see the messages above)"
 
 # One row per bucket: the bucket lines come in the same order for every model, over the same sentences.
 read -r first _ <<<"$VARIANTS"

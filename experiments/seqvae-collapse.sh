@@ -6,46 +6,43 @@
 # task, the Transformer encoder too. Prints a markdown table per data set (also in OUT/table.md) and writes every
 # validation point to OUT/curves.tsv (KL and active units against updates).
 #
-#   experiments/seqvae-collapse.sh [--quick]
+#   experiments/seqvae-collapse.sh [--quick] [--out DIR] [--threads N] [--jobs N] [--seed S] [--minutes M]
+#                                  [--data GETTEXT_DIR]
 #
 # --quick: a small model (emb 64, hidden 128, z 16; Transformer: 2 layers, 4 heads, feed-forward 256), 2000 updates
 #          per run on the synthetic task and 1000 on gettext (vocabulary 4000), 12 runs, two at a time with one
-#          thread each; 10-15 minutes on 2 idle cores. A run also stops after MAX_MINUTES (default 3) so that a busy
+#          thread each; 10-15 minutes on 2 idle cores. A run also stops after --minutes M (default 3) so that a busy
 #          machine cannot stretch the script much past that; the table's `steps` column shows where each run stopped.
 # Full:    emb 128, hidden 256, z 32; 20 epochs of the synthetic task and 5 of gettext, 18 runs; many hours.
-# Everything goes under runs/seqvae-collapse[-quick]/: lava (the binary used), data/, models/, logs/, curves.tsv and
-# table.md. A run whose test evaluation exists is not repeated (delete its logs to redo it).
-# Environment: LAVA (default build/lava), JOBS (parallel runs, default 2), THREADS (per run, default 1), MAX_MINUTES,
-# GETTEXT (the corpus directory, default data/gettext-de-en; built with lava data gettext if missing).
+# Everything goes under --out (default runs/seqvae-collapse[-quick]/): lava (the binary used), data/, models/, logs/,
+# curves.tsv and table.md. A run whose test evaluation exists is not repeated (delete its logs to redo it).
+# --jobs: parallel runs (default 2); --threads: per run (default 1); --seed: the training seed (default 1);
+# --minutes 0 makes every run step-bounded and load-independent; --data: the gettext corpus (default
+# data/gettext-de-en; built with lava data gettext if missing). Environment: LAVA (default build/lava).
 set -euo pipefail
 SCRIPT=seqvae-collapse
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-export OMP_WAIT_POLICY=passive  # GOMP's spin-waiting is up to 10x slower when another process holds a core
 
-quick=0
-case "${1:-}" in
-  --quick) quick=1 ;;
-  "") ;;
-  -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-  *) echo "usage: experiments/seqvae-collapse.sh [--quick]" >&2; exit 2 ;;
-esac
-
-JOBS=${JOBS:-2}
-THREADS=${THREADS:-1}
-GETTEXT=${GETTEXT:-$REPO/data/gettext-de-en}
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+SCRIPT_OPTIONS="minutes= data="
+parse_args "$@"
+((${#EXTRA_ARGS[@]} == 0)) || usage_error "this script takes no extra lava train options"
+quick=$QUICK JOBS=${JOBS:-2} THREADS=${THREADS:-1} SEED=${SEEDS:-1}
+[[ $SEED != *" "* ]] || usage_error "--seed takes one seed here"
+GETTEXT=${OPT_data:-$REPO/data/gettext-de-en}
 if [[ $LAVA == "$REPO/build/lava" ]]; then make -s -C "$REPO" build/lava >&2; fi
 
 if ((quick)); then
-  OUT=$REPO/runs/seqvae-collapse-quick
-  MAX_MINUTES=${MAX_MINUTES:-3}
+  OUT=${OUT:-$REPO/runs/seqvae-collapse-quick}
+  MAX_MINUTES=${OPT_minutes:-3}
   MODEL=(--emb-size 64 --hidden-size 128 --latent-size 16 --attn-size 64 --batch-size 32 --lr 2e-3 --dropout 0.1)
   SYNTH_TRAIN=(--max-steps 2000 --epochs 100 --valid-every 250)
   GETTEXT_TRAIN=(--max-steps 1000 --epochs 100 --valid-every 250 --max-vocab 4000 --max-len 30)
   ANNEAL_SYNTH=1500 ANNEAL_GETTEXT=750 FREE_BITS=0.5
   EVAL=(--samples 5 --limit 1000)
 else
-  OUT=$REPO/runs/seqvae-collapse
-  MAX_MINUTES=${MAX_MINUTES:-0}
+  OUT=${OUT:-$REPO/runs/seqvae-collapse}
+  MAX_MINUTES=${OPT_minutes:-0}
   MODEL=(--emb-size 128 --hidden-size 256 --latent-size 32 --attn-size 128 --batch-size 32 --lr 1e-3 --dropout 0.2)
   SYNTH_TRAIN=(--epochs 20 --valid-every 1000)
   GETTEXT_TRAIN=(--epochs 5 --valid-every 2000 --min-freq 2 --max-len 50)
@@ -102,25 +99,22 @@ run_one() {
   [[ $data == gettext ]] && train=("${GETTEXT_TRAIN[@]}")
   local t0=$SECONDS
   run_lava "$prefix.train.jsonl" "$prefix.train.log" train --task seqvae --data "$dir" --lang en "$@" \
-    "${MODEL[@]}" "${train[@]}" --max-minutes "$MAX_MINUTES" --save "$model" --threads "$THREADS" --seed 1 \
+    "${MODEL[@]}" "${train[@]}" --max-minutes "$MAX_MINUTES" --save "$model" --threads "$THREADS" --seed "$SEED" \
     --format json
   [[ -f $model ]] || die "$name: lava train wrote no model $model"
   run_lava "$prefix.eval.jsonl" "$prefix.eval.log" eval --task seqvae --data "$dir" --model "$model" --split test \
-    "${EVAL[@]}" --threads "$THREADS" --seed 1 --format json -q
+    "${EVAL[@]}" --threads "$THREADS" --seed "$SEED" --format json -q
   local done_line
   done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
   log "$(printf '%-34s' "$name") $(json_get "$done_line" steps) steps, $(fmt_duration $((SECONDS - t0)))  [elapsed $(elapsed)]"
 }
 
 log "${#runs[@]} runs, $JOBS at a time with $THREADS thread(s) each; output in $OUT"
-failed=0
 for r in "${runs[@]}"; do
   read -ra words <<<"$r"
-  while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || failed=1; done
-  run_one "${words[@]}" &
+  pool_run run_one "${words[@]}"
 done
-while (($(jobs -rp | wc -l) > 0)); do wait -n || failed=1; done
-((failed == 0)) || die "a run failed (see the messages above)"
+pool_wait || die "a run failed (see the messages above)"
 
 # ---- curves.tsv: every validation point of every run ----
 {

@@ -11,8 +11,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
   cat <<EOF
-usage: experiments/synth-aer.sh [--quick] [--out DIR] [--seeds "1 2 3"] [--steps N] [--warm-start N]
-                                [--score mlp|general|dot] [--threads N] [--reuse] [-- TRAIN ARGS]
+usage: experiments/synth-aer.sh [--quick] [--out DIR] [--threads N] [--jobs N] [--seed S] [--steps N]
+                                [--warm-start N] [--score mlp|general|dot] [--only "LABELS"] [--reuse] [-- TRAIN ARGS]
 
 Generates the synthetic translation task (lava data synth, default options) into OUT/data, trains
   soft               soft attention
@@ -24,53 +24,40 @@ prior, the exact posterior and q on the test split (lava eval --gold-align) as a
 One link per target word makes 0.0010 the lowest AER possible on the default task.
 
   --out DIR        work directory (default runs/synth-aer, --quick: runs/synth-aer-quick)
-  --seeds LIST     training seeds (default "1 2 3"; --quick: "1")
+  --threads N      OpenMP threads per run (results do not depend on it)
+  --jobs N         runs at a time (default 1)
+  --seed S         training seeds: 1, "1 2 3", 1,2,3 or 1-3 (default 1-3; --quick: 1)
   --steps N        updates per run (default 3125 = 5 epochs; --quick: 2000)
   --warm-start N   warm-start updates of var-enum+warm (default 1875; --quick: 1500)
   --score S        prior scorer (default dot)
-  --threads N      OpenMP threads per run (results do not depend on it)
+  --only LABELS    run only these labels, e.g. "soft marginal" (the table shows the runs found in OUT)
   --reuse          keep models of an earlier run in OUT that finished (same settings are not checked)
   -- ARGS          extra lava train options (each replaces the default of the same name), e.g.
                    -- --encoder embedding (a context-free memory; see the README)
-Environment: ONLY="soft marginal" runs only those labels (two instances with --reuse can share OUT; a last
---reuse run prints the whole table).
 EOF
 }
 
-quick=0 out="" seeds="" steps="" warm="" score=dot threads="" reuse=0 user_train_args=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --quick) quick=1 ;;
-    --out) out=${2:?--out needs a directory}; shift ;;
-    --seeds) seeds=${2:?--seeds needs a list}; shift ;;
-    --steps) steps=${2:?--steps needs a number}; shift ;;
-    --warm-start) warm=${2:?--warm-start needs a number}; shift ;;
-    --score) score=${2:?--score needs mlp, general or dot}; shift ;;
-    --threads) threads=${2:?--threads needs a number}; shift ;;
-    --reuse) reuse=1 ;;
-    -h | --help) usage; exit 0 ;;
-    --) shift; user_train_args=("$@"); break ;;
-    *) usage >&2; die "unknown option '$1'" ;;
-  esac
-  shift
-done
-
-if [ "$quick" = 1 ]; then
+SCRIPT_OPTIONS="steps= warm-start= score= only= reuse"
+parse_args "$@"
+steps=${OPT_steps:-} warm=${OPT_warm_start:-} score=${OPT_score:-dot} reuse=${OPT_reuse:-0} JOBS=${JOBS:-1}
+if [ "$QUICK" = 1 ]; then
   mode=quick
-  : "${seeds:=1}" "${steps:=2000}" "${warm:=1500}"
+  seeds=${SEEDS:-1}
+  : "${steps:=2000}" "${warm:=1500}"
 else
   mode=full
-  : "${seeds:=1 2 3}" "${steps:=3125}" "${warm:=1875}"
+  seeds=${SEEDS:-1 2 3}
+  : "${steps:=3125}" "${warm:=1875}"
 fi
 [ "$warm" -lt "$steps" ] || die "--warm-start ($warm) must be below --steps ($steps) for var-enum to train on the ELBO"
-out=${out:-$REPO/runs/synth-aer$([ "$quick" = 1 ] && echo -quick)}
+out=${OUT:-$REPO/runs/synth-aer$([ "$QUICK" = 1 ] && echo -quick)}
 mkdir -p "$out/models" "$out/logs"
 pin_lava "$out"
 "$LAVA" train --help 2>/dev/null | grep -q -- --warm-start || die "$LAVA has no lava train --warm-start; rebuild it"
 
 # The model sizes of the README's synthetic-task table.
 train_args=(--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --score "$score" --max-steps "$steps")
-with_overrides train_args "${user_train_args[@]}"
+with_overrides train_args "${EXTRA_ARGS[@]}"
 
 data=$out/data
 if [ ! -f "$data/test.align" ]; then
@@ -80,26 +67,40 @@ log "$mode run, seeds $seeds, $steps updates each, output in $out"
 
 # RUNS: "label attn extra-option extra-value" (the warm start is the only per-run option).
 runs=("soft soft" "marginal marginal" "var-enum+warm var-enum --warm-start $warm" "var-enum var-enum")
-rows=()
+# run_one LABEL ATTN SEED [EXTRA...]: trains and evaluates one run into OUT/models and OUT/logs.
+run_one() {
+  local label=$1 attn=$2 seed=$3 t0=$SECONDS
+  shift 3
+  local prefix=$out/logs/$label-seed$seed model=$out/models/$label-seed$seed.safetensors
+  train_variant "$attn" "$data" "$model" "$prefix" 0 "$THREADS" "$seed" "$reuse" "${train_args[@]}" "$@"
+  local eval_args=(eval --model "$model" --data "$data" --split test --gold-align "$data/test.align" --format json)
+  [ -n "$THREADS" ] && eval_args+=(--threads "$THREADS")
+  run_lava "$prefix.eval.jsonl" "$prefix.eval.log" "${eval_args[@]}"
+  [ -n "$(eval_row "$prefix.eval.jsonl")" ] || die "lava eval printed no result row (see $prefix.eval.jsonl)"
+  log "$(printf '%-13s' "$label-seed$seed") $(fmt_duration $((SECONDS - t0)))  [elapsed $(elapsed)]"
+}
 for seed in $seeds; do
   for run in "${runs[@]}"; do
     read -r label attn extra <<<"$run"
-    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $label "* ]]; then continue; fi
+    if [ -n "${OPT_only:-}" ] && [[ " $OPT_only " != *" $label "* ]]; then continue; fi
     read -ra extra <<<"${extra:-}"
-    name=$label-seed$seed prefix=$out/logs/$label-seed$seed model=$out/models/$label-seed$seed.safetensors
-    t0=$SECONDS
-    train_variant "$attn" "$data" "$model" "$prefix" 0 "$threads" "$seed" "$reuse" "${train_args[@]}" "${extra[@]}"
-    done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
-    eval_args=(eval --model "$model" --data "$data" --split test --gold-align "$data/test.align" --format json)
-    [ -n "$threads" ] && eval_args+=(--threads "$threads")
-    run_lava "$prefix.eval.jsonl" "$prefix.eval.log" "${eval_args[@]}"
+    pool_run run_one "$label" "$attn" "$seed" "${extra[@]}"
+  done
+done
+pool_wait || die "a run failed (see the messages above)"
+
+rows=()
+for seed in $seeds; do
+  for run in "${runs[@]}"; do
+    read -r label _ <<<"$run"
+    prefix=$out/logs/$label-seed$seed
     row=$(eval_row "$prefix.eval.jsonl")
-    [ -n "$row" ] || die "lava eval printed no result row (see $prefix.eval.jsonl)"
+    [ -n "$row" ] || continue
+    done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
     rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s |' "$label" "$seed" "$(json_get "$done_line" steps)" \
       "$(fmt_duration "$(json_get "$done_line" seconds)")" \
       "$(fmt_num "$(json_get "$done_line" valid_ppl)" %.3f)" "$(fmt_num "$(json_get "$row" aer_prior)" %.4f)" \
       "$(fmt_num "$(json_get "$row" aer_posterior)" %.4f)" "$(fmt_num "$(json_get "$row" aer_q)" %.4f)")")
-    log "$(printf '%-13s' "$name") $(fmt_duration $((SECONDS - t0))): ${rows[-1]}  [elapsed $(elapsed)]"
   done
 done
 

@@ -9,11 +9,16 @@ f(x, z = i) = softmax(W_gen tanh(W_h h_j + W_x x_i + b) + b_gen). Objectives per
   marginal  log sum_i p_i f_i                       (a (B, T, S, V) tensor: what the naive implementation costs)
   var-enum  sum_i q_i log f_i - KL(q || p), q from BiLSTMs over the source and the whole target, bilinear scores
 A step is forward, backward, gradient clipping (norm 5) and Adam, on random tokens; the result is the median of the
-timed steps after the warm-up. Prints one JSON line with the keys `lava bench train --format json` uses.
+timed steps after the warm-up. Prints one JSON line with the keys `lava bench train --format json` uses, plus `blas`
+and `blas_gflops`: the BLAS library torch actually loaded (read from /proc/self/maps after a product, since Debian's
+torch calls whatever libblas.so.3 the alternatives system points to) and a 512^3 product's GFLOP/s on this thread
+count. Without libopenblas0-pthread that is the reference BLAS, some 40 times slower, and no ratio against it means
+anything: tools/bench-train.sh refuses to print one.
 Optional tool: needs Debian's python3-torch; exits 0 with a message on stderr when torch is missing.
 """
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -76,6 +81,46 @@ class Seq2Seq(nn.Module):
         return ((q * log_f).sum() - (q * (log_q - log_p)).sum())
 
 
+def loaded_blas():
+    """(name, path) of the BLAS behind torch's products: 'OpenBLAS 0.3.21', 'reference BLAS', 'MKL' or 'unknown'.
+
+    Debian's torch is linked against libblas.so.3 (BLAS_INFO=generic), so sgemm_ comes from whichever libblas.so.3
+    the loader mapped: its real path names the implementation. libopenblas may be mapped as well (through
+    liblapack.so.3) while the products run in the reference library, so its presence alone proves nothing."""
+    a = torch.ones(64, 64)
+    torch.mm(a, a)  # make sure the library is loaded
+    with open("/proc/self/maps") as maps:
+        paths = sorted({line.split()[-1] for line in maps if "/" in line and
+                        any(k in line.lower() for k in ("blas", "mkl"))})
+    openblas = [p for p in paths if "libopenblas" in p.rsplit("/", 1)[-1]]
+    version = ""
+    if openblas:
+        name = openblas[0].rsplit("/", 1)[-1]
+        version = name.split("-r", 1)[1].split(".so")[0] if "-r" in name else ""
+    for path in paths:
+        if "libblas.so" in path.rsplit("/", 1)[-1]:
+            real = os.path.realpath(path)
+            if "openblas" in real:
+                return ("OpenBLAS " + version).strip(), real
+            if "/blas/" in real:
+                return "reference BLAS", real
+            return "unknown", real
+    if any("mkl" in p for p in paths):
+        return "MKL", ",".join(paths)
+    if openblas:
+        return ("OpenBLAS " + version).strip(), openblas[0]
+    return "unknown", ",".join(paths)
+
+
+def product_gflops(n=512, reps=5):
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    torch.mm(a, b)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        torch.mm(a, b)
+    return 2.0 * n ** 3 * reps / (time.perf_counter() - t0) / 1e9
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--attn", default="soft", choices=["soft", "marginal", "var-enum"])
@@ -86,6 +131,8 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
+    blas, blas_path = loaded_blas()
+    blas_gflops = product_gflops()
     model = Seq2Seq(a)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     src = torch.randint(4, a.vocab, (a.batch_size, a.src_len))
@@ -107,7 +154,8 @@ def main():
     print(json.dumps({"peer": "pytorch " + torch.__version__, "attn": a.attn, "threads": a.threads,
                       "tokens_per_s": tokens / step_s, "step_ms": 1e3 * step_s,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-                      "objective_per_token": objective.item() / tokens}))
+                      "objective_per_token": objective.item() / tokens,
+                      "blas": blas, "blas_path": blas_path, "blas_gflops": blas_gflops}))
 
 
 if __name__ == "__main__":

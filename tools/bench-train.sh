@@ -4,7 +4,10 @@
 # the median of the per-round medians), and prints a markdown table: tokens/s, peak memory and their ratios, and
 # LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the whole step and for the output
 # layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional: without it the
-# PyTorch columns say n/a.
+# PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py reads it off
+# the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40 times
+# slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
+# exits 1 at the end: a ratio against a crippled peer means nothing.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
@@ -39,16 +42,19 @@ have_torch=0
 
 # The value of "key" in a one-line JSON object (numbers only).
 json_num() { grep -o "\"$1\": *[-0-9.eE+]*" | head -1 | sed 's/.*: *//'; }
+json_str() { grep -o "\"$1\": *\"[^\"]*\"" | head -1 | sed 's/.*: *"//; s/"$//'; }
+min_peer_gflops=${MIN_PEER_GFLOPS:-5}
+refused=0
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
 echo
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
-    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=()
+    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); blas=""
     for ((r = 0; r < rounds; r++)); do
       # shellcheck disable=SC2086  # lava_args is a list of options
       out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
@@ -58,17 +64,31 @@ for v in $variants; do
       if [ $have_torch = 1 ]; then
         out=$(/usr/bin/python3 "$here/tools/bench-torch.py" --attn "$v" --threads "$t" --steps "$steps")
         pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
+        pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
       fi
     done
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
+    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
+      PB=$(printf '%s\n' "${pb[@]}" | median)
+      peer_blas="$blas ($(printf '%.1f' "$PB"))"
+      if [ "$blas" = "reference BLAS" ] || awk -v g="$PB" -v m="$min_peer_gflops" 'BEGIN { exit !(g < m) }'; then
+        speed_ratio=refused memory_ratio=refused refused=1
+      else
+        speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
+      fi
     else
       T=""; TM=""
     fi
-    printf "| %s | %s | %.0f | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
-      "$(ratio "$L" "$T")" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$(ratio "$LM" "$TM")"
+    printf "| %s | %s | %.0f | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
+      "$speed_ratio" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio"
   done
 done
+if [ $refused = 1 ]; then
+  echo "bench-train.sh: error: PyTorch ran on the reference BLAS or below $min_peer_gflops GFLOP/s (see the BLAS" \
+    "column); ratios refused. Install libopenblas0-pthread (make bench does) and run again." >&2
+  exit 1
+fi

@@ -1,0 +1,103 @@
+// The experiment scripts' one command line (experiments/lib.sh: parse_args, expand_seeds, mean_sd, the job pool):
+// every script takes --quick, --out, --threads, --jobs and --seed, and a bad option is one line and exit 2.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+// Runs `bash -c SCRIPT` from the repository root (make test runs the tests there) and captures its output.
+CliResult run_bash(const std::string& script) {
+  const std::string body = temp_path("bash_body.sh"), out = temp_path("bash_out"), err = temp_path("bash_err");
+  write_text(body, script);
+  const std::string cmd = "bash " + body + " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(body.c_str());
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+const std::vector<std::string> kScripts = {"demo-nmt", "nmt-table1", "nmt-length", "vqa-table1",
+                                           "families", "seqvae-collapse", "synth-aer"};
+
+// lib.sh sourced as a script would: SCRIPT names the messages.
+const std::string kLib = "set -euo pipefail\nSCRIPT=t\nsource experiments/lib.sh\n";
+
+}  // namespace
+
+TEST_CASE("every experiment script documents and parses the common options") {
+  for (const auto& name : kScripts) {
+    CAPTURE(name);
+    const std::string script = "experiments/" + name + ".sh";
+    auto help = run_bash(script + " --help");
+    CHECK(help.code == 0);
+    for (const char* opt : {"--quick", "--out", "--threads", "--jobs", "--seed"}) {
+      CAPTURE(opt);
+      CHECK(help.out.find(opt) != std::string::npos);
+    }
+    auto bad = run_bash(script + " --no-such-option");
+    CHECK(bad.code == 2);
+    CHECK(bad.err_lines() == 1);
+    CHECK(bad.err.find("'--no-such-option'") != std::string::npos);
+    auto jobs = run_bash(script + " --jobs 0");
+    CHECK(jobs.code == 2);
+    CHECK(jobs.err.find("--jobs") != std::string::npos);
+    auto threads = run_bash(script + " --threads two");
+    CHECK(threads.code == 2);
+    auto seed = run_bash(script + " --seed x");
+    CHECK(seed.code == 2);
+    auto stray = run_bash(script + " stray");
+    CHECK(stray.code == 2);
+    CHECK(stray.err.find("'stray'") != std::string::npos);
+  }
+}
+
+TEST_CASE("seed lists expand, and a bad one is refused") {
+  auto r = run_bash(kLib + "expand_seeds 1-3; expand_seeds '1,4 7'; expand_seeds 5\n");
+  CHECK(r.code == 0);
+  CHECK(r.out == "1 2 3\n1 4 7\n5\n");
+  for (const char* bad : {"x", "3-1", "1-", "", "1;2"}) {
+    CAPTURE(bad);
+    CHECK(run_bash(kLib + "expand_seeds '" + bad + "'\n").code != 0);
+  }
+}
+
+TEST_CASE("mean_sd gives the mean and the sample standard deviation, and skips missing values") {
+  auto r = run_bash(kLib + "mean_sd %.2f 1 2 3; echo; mean_sd %.3f 5; echo; mean_sd %.2f '' null nan; echo;"
+                           " mean_sd %.1f 2 null 4; echo\n");
+  CHECK(r.code == 0);
+  CHECK(r.out == "2.00 ± 1.00\n5.000\n–\n3.0 ± 1.4\n");
+}
+
+TEST_CASE("the job pool runs at most JOBS at a time and reports a failed job") {
+  // Each job logs its start and end; replaying the log gives the largest number running at once.
+  const std::string log = temp_path("pool.log");
+  auto r = run_bash(kLib + "JOBS=2\njob() { echo + >>'" + log + "'; sleep 0.3; echo - >>'" + log +
+                    "'; }\nfor i in 1 2 3 4 5; do pool_run job; done\npool_wait\necho ok\n");
+  CHECK(r.code == 0);
+  CHECK(r.out == "ok\n");
+  int running = 0, most = 0, started = 0;
+  for (char c : slurp(log)) {
+    if (c == '+') running++, started++;
+    if (c == '-') running--;
+    most = std::max(most, running);
+  }
+  std::remove(log.c_str());
+  CHECK(started == 5);
+  CHECK(most == 2);
+
+  auto failed = run_bash(kLib + "JOBS=2\nfor i in 0 1 0; do pool_run sh -c \"exit $i\"; done\n"
+                                "if pool_wait; then echo all-ok; else echo a-job-failed; fi\n");
+  CHECK(failed.out == "a-job-failed\n");
+}
