@@ -11,7 +11,7 @@
 #include "cli/positional_args.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 #include "report/run_record.hpp"
 #include "sweep/gnu_parallel.hpp"
 #include "sweep/run_exec.hpp"

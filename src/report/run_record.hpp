@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "report/json.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

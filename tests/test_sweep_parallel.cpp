@@ -1,0 +1,93 @@
+// lava sweep run through GNU parallel on tiny translation runs: every run finishes, a second run skips them all,
+// a run stopped by SIGTERM mid-training resumes and ends with the uninterrupted sweep's table bit for bit, and a
+// run that fails is a row naming its log. Skipped where GNU parallel is not installed.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+
+bool have_gnu_parallel() { return std::system("parallel --version >/dev/null 2>&1") == 0; }
+
+// 400 pairs, 25 batches an epoch, ~0.1 s an epoch here: long enough to be stopped in the middle.
+std::string sweep_text(const std::string& out, int epochs) {
+  return "data = synth\nepochs = " + std::to_string(epochs) +
+         "\nbatch-size = 16\nemb-size = 16\nhidden-size = 16\nattn-size = 16\ninf-hidden = 16\n"
+         "grid.attn = soft, var-enum\nseeds = 1-2\nout = " + out + "\n";
+}
+
+int count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped run to the same table, show failures") {
+  if (!have_gnu_parallel()) {
+    MESSAGE("GNU parallel is not installed (make deps installs it): skipped");
+    return;
+  }
+  TempDir d("sweep_parallel");
+  REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 400 --valid 40 --test 10 --vocab 40 -q").code == 0);
+  write_text(d.file("a.ini"), sweep_text("a", 6));
+  write_text(d.file("b.ini"), sweep_text("b", 6));
+
+  CliResult r = run_lava("sweep run " + d.file("a.ini") + " --jobs 2");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(count(r.out, ": finished\n") == 4);
+  r = run_lava("sweep run " + d.file("a.ini") + " --jobs 2");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("4 finished before, 0 to run") != std::string::npos);
+
+  // Sweep b: its first run is stopped by SIGTERM after its first epoch, then lava sweep run finishes it.
+  const std::string plan = run_lava("sweep plan " + d.file("b.ini")).out;
+  const std::string first = plan.substr(0, plan.find('\n'));
+  const std::string id = first.substr(first.rfind(' ') + 1);
+  const std::string run_dir = d.file("b/" + id);
+  const std::string stop = first + " >/dev/null 2>&1 & pid=$!; n=0; until grep -q '\"event\":\"epoch\"' " + run_dir +
+                           "/metrics.jsonl 2>/dev/null || [ $n -gt 2000 ]; do sleep 0.01; n=$((n+1)); done; "
+                           "kill -TERM $pid; wait $pid; echo $?";
+  FILE* p = popen(stop.c_str(), "r");
+  REQUIRE(p);
+  char buf[64] = {};
+  REQUIRE(std::fgets(buf, sizeof buf, p));
+  pclose(p);
+  CHECK(std::string(buf) == "143\n");
+  CHECK(slurp(run_dir + "/status.json").find("\"state\":\"stopped\"") != std::string::npos);
+  r = run_lava("report " + d.file("b"));
+  CHECK(r.out.find("stopped (SIGTERM), resumable") != std::string::npos);
+  r = run_lava("sweep run " + d.file("b.ini") + " --jobs 2");
+  REQUIRE(r.code == 0);
+  const std::string log = slurp(run_dir + "/train.log");
+  CHECK(log.find("session 2 on ") != std::string::npos);
+  CHECK(log.find(": resuming from " + run_dir + "/model.safetensors.resume") != std::string::npos);
+
+  const std::string metrics = " --metrics ppl,elbo,kl,kl_gap";
+  for (const char* format : {"csv", "table", "json"}) {
+    const CliResult ra = run_lava("report " + d.file("a") + metrics + " --format " + format);
+    const CliResult rb = run_lava("report " + d.file("b") + metrics + " --format " + format);
+    CHECK(ra.code == 0);
+    CHECK(ra.out == rb.out);
+    CHECK(count(ra.out, "\n") == (std::string(format) == "table" ? 4 : std::string(format) == "csv" ? 3 : 2));
+  }
+
+  // A run that cannot train fails, is counted, and its row names its log (which holds lava train's error).
+  write_text(d.file("c.ini"), "data = synth\nepochs = 1\nemb-size = 8\nhidden-size = 8\ngrid.attn = soft, no-such\n");
+  r = run_lava("sweep run " + d.file("c.ini") + " --jobs 2");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("1 finished, 1 failed") != std::string::npos);
+  r = run_lava("report " + d.file("c.runs") + " --format csv");
+  CHECK(r.code == 0);
+  CHECK(r.out.find(",1,1,") != std::string::npos);
+  const size_t failed = r.out.find("no-such,1,0,nan,nan,nan,nan,failed (exit 2),");
+  REQUIRE(failed != std::string::npos);
+  const std::string failed_log = r.out.substr(r.out.rfind(',') + 1, r.out.size() - r.out.rfind(',') - 2);
+  CHECK(slurp(failed_log).find("no-such") != std::string::npos);
+}
