@@ -119,6 +119,7 @@ int sweep_run(int argc, char** argv) {
   std::vector<std::string> commands;
   size_t skipped = 0;
   for (const SweepRun& r : runs) {
+    prepare_run_dir(f, r);  // lava report lists every run, as not started until it starts
     if (read_run_status(r.dir).state == RunState::finished) {
       ++skipped;
       continue;
@@ -177,6 +178,7 @@ int sweep_slurm(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(slurm_log_dir(f), ec);
   if (ec) throw input_error(slurm_log_dir(f), 0, "cannot create the log directory: " + ec.message());
+  for (const SweepRun& r : runs) prepare_run_dir(f, r);
   write_file_atomic(script, slurm_array_script(f, runs, o));
   std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add, ec);
   std::printf("wrote %s: %zu tasks; submit with: sbatch %s\n", script.c_str(), runs.size(), shell_quote(script).c_str());

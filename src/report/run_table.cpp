@@ -188,7 +188,10 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
         }
       }
       row.emplace_back(unfinished_state(*r));
-      if (log_column) row.emplace_back((std::filesystem::path(r->dir) / kRunLogFile).string());
+      // A run that never started has no log yet.
+      if (log_column)
+        row.emplace_back(r->status.state == RunState::not_started ? std::string("-")
+                                                                  : (std::filesystem::path(r->dir) / kRunLogFile).string());
       t.add_row(std::move(row));
     }
   }

@@ -96,6 +96,21 @@ int train_redirected(const TrainEntry& train, std::vector<std::string> args, int
 
 }  // namespace
 
+void prepare_run_dir(const SweepFile& f, const SweepRun& r) {
+  std::error_code ec;
+  fs::create_directories(r.dir, ec);
+  if (ec) throw input_error(r.dir, 0, "cannot create the run directory: " + ec.message());
+  const std::string config_path = in_run(r, kRunConfigFile), config = run_config_text(r);
+  if (fs::exists(config_path)) {
+    if (read_file(config_path) != config)
+      throw input_error(config_path, 0, "holds other options than run " + r.id + " of " + f.path + ": move it away");
+  } else {
+    write_file_atomic(config_path, config);
+  }
+  const std::string info_path = in_run(r, kRunInfoFile), info = run_info_json(f, r);
+  if (!fs::exists(info_path) || read_file(info_path) != info) write_file_atomic(info_path, info);
+}
+
 std::vector<std::string> train_arguments(const SweepFile& f, const SweepRun& r, bool resume, const ExecOptions& o) {
   std::vector<std::string> a = {"train", "--task", f.task, "--config", in_run(r, kRunConfigFile),
                                 "--save", in_run(r, kRunModelFile), "--format", "json", "--quiet"};
@@ -105,20 +120,13 @@ std::vector<std::string> train_arguments(const SweepFile& f, const SweepRun& r, 
 }
 
 int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, const TrainEntry& train) {
-  std::error_code ec;
-  fs::create_directories(r.dir, ec);
-  if (ec) throw input_error(r.dir, 0, "cannot create the run directory: " + ec.message());
   RunStatus status = read_run_status(r.dir);
   if (status.state == RunState::finished) {
     std::printf("run %s (%s): finished, skipped\n", r.id.c_str(), describe(r).c_str());
     std::fflush(stdout);
     return 0;
   }
-  const std::string config_path = in_run(r, kRunConfigFile), config = run_config_text(r);
-  if (fs::exists(config_path) && read_file(config_path) != config)
-    throw input_error(config_path, 0, "holds other options than run " + r.id + " of " + f.path + ": move it away");
-  write_file_atomic(config_path, config);
-  write_file_atomic(in_run(r, kRunInfoFile), run_info_json(f, r));
+  prepare_run_dir(f, r);
 
   const std::string resume_state = in_run(r, kRunModelFile) + std::string(".resume");
   const bool resume = fs::exists(resume_state);

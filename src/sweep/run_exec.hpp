@@ -24,6 +24,10 @@ struct ExecOptions {
   int threads = 0;  // > 0: --threads for the run (does not change the run's id or results)
 };
 
+// Creates RUN/ with its config.ini and run.json (an existing config.ini must be the same), so that lava report
+// lists the run, as not started, before it ever runs.
+void prepare_run_dir(const SweepFile& f, const SweepRun& r);
+
 // The lava train arguments for run `r`: --task, --config RUN/config.ini, --save RUN/model.safetensors, --format
 // json, --quiet, and --resume RUN/model.safetensors.resume when `resume`.
 std::vector<std::string> train_arguments(const SweepFile& f, const SweepRun& r, bool resume, const ExecOptions& o);
