@@ -13,11 +13,12 @@ namespace {
 
 bool have_gnu_parallel() { return std::system("parallel --version >/dev/null 2>&1") == 0; }
 
-// 400 pairs, 25 batches an epoch, ~0.1 s an epoch here: long enough to be stopped in the middle.
+// 200 pairs, 13 batches an epoch, 12 epochs: long enough to be stopped in the middle, short under the sanitizers.
+// Two seeds of one grid point: the row's mean ± sd goes through the whole pipeline.
 std::string sweep_text(const std::string& out, int epochs) {
   return "data = synth\nepochs = " + std::to_string(epochs) +
          "\nbatch-size = 16\nemb-size = 16\nhidden-size = 16\nattn-size = 16\ninf-hidden = 16\n"
-         "grid.attn = soft, var-enum\nseeds = 1-2\nout = " + out + "\n";
+         "grid.attn = soft\nseeds = 1-2\nout = " + out + "\n";
 }
 
 int count(const std::string& s, const std::string& what) {
@@ -34,17 +35,17 @@ TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped ru
     return;
   }
   TempDir d("sweep_parallel");
-  REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 400 --valid 40 --test 10 --vocab 40 -q").code == 0);
-  write_text(d.file("a.ini"), sweep_text("a", 6));
-  write_text(d.file("b.ini"), sweep_text("b", 6));
+  REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 200 --valid 20 --test 10 --vocab 40 -q").code == 0);
+  write_text(d.file("a.ini"), sweep_text("a", 12));
+  write_text(d.file("b.ini"), sweep_text("b", 12));
 
   CliResult r = run_lava("sweep run " + d.file("a.ini") + " --jobs 2");
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(count(r.out, ": finished\n") == 4);
+  CHECK(count(r.out, ": finished\n") == 2);
   r = run_lava("sweep run " + d.file("a.ini") + " --jobs 2");
   CHECK(r.code == 0);
-  CHECK(r.err.find("4 finished before, 0 to run") != std::string::npos);
+  CHECK(r.err.find("2 finished before, 0 to run") != std::string::npos);
 
   // Sweep b: its first run is stopped by SIGTERM after its first epoch, then lava sweep run finishes it.
   const std::string plan = run_lava("sweep plan " + d.file("b.ini")).out;
@@ -75,7 +76,7 @@ TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped ru
     const CliResult rb = run_lava("report " + d.file("b") + metrics + " --format " + format);
     CHECK(ra.code == 0);
     CHECK(ra.out == rb.out);
-    CHECK(count(ra.out, "\n") == (std::string(format) == "table" ? 4 : std::string(format) == "csv" ? 3 : 2));
+    CHECK(count(ra.out, "\n") == (std::string(format) == "table" ? 3 : std::string(format) == "csv" ? 2 : 1));
   }
 
   // A run that cannot train fails, is counted, and its row names its log (which holds lava train's error).
