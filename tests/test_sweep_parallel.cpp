@@ -3,6 +3,8 @@
 // run that fails is a row naming its log. Skipped where GNU parallel is not installed.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -91,4 +93,18 @@ TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped ru
   REQUIRE(failed != std::string::npos);
   const std::string failed_log = r.out.substr(r.out.rfind(',') + 1, r.out.size() - r.out.rfind(',') - 2);
   CHECK(slurp(failed_log).find("no-such") != std::string::npos);
+
+  // A run whose lock another process holds (here flock(1)) is not trained twice: one line naming the lock, exit 1.
+  const std::string failed_dir = failed_log.substr(0, failed_log.rfind('/'));
+  const std::string failed_id = failed_dir.substr(failed_dir.rfind('/') + 1);
+  const std::string held = "flock " + failed_dir + "/lock " + lava_bin() + " sweep exec " + d.file("c.ini") +
+                           " --run " + failed_id + " 2>&1";
+  FILE* q = popen(held.c_str(), "r");
+  REQUIRE(q);
+  std::string out;
+  for (int ch; (ch = std::fgetc(q)) != EOF;) out += char(ch);
+  const int status = pclose(q);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(out == "lava sweep: " + failed_dir + "/lock: run " + failed_id + " is running in another process (which holds this lock)\n");
 }

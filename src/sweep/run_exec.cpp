@@ -1,6 +1,7 @@
 #include "sweep/run_exec.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -127,6 +128,20 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
     return 0;
   }
   prepare_run_dir(f, r);
+  // One session at a time per run: a second `lava sweep run` of the same file, or a task started twice, must not
+  // train into the same files. The lock goes with this process (also when it is killed).
+  const std::string lock_path = in_run(r, "lock");
+  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) throw input_error(lock_path, 0, std::string("cannot open: ") + std::strerror(errno));
+  if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
+    throw input_error(lock_path, 0, "run " + r.id + " is running in another process (which holds this lock)");
+  status = read_run_status(r.dir);  // as the session before left it, now that no other can change it
+  if (status.state == RunState::finished) {
+    std::printf("run %s (%s): finished, skipped\n", r.id.c_str(), describe(r).c_str());
+    std::fflush(stdout);
+    ::close(lock_fd);
+    return 0;
+  }
 
   const std::string resume_state = in_run(r, kRunModelFile) + std::string(".resume");
   const bool resume = fs::exists(resume_state);
@@ -166,6 +181,7 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
     status.state = RunState::failed;
   }
   write_run_status(r.dir, status);
+  ::close(lock_fd);
   if (status.state == RunState::finished)
     std::printf("run %s (%s): finished\n", r.id.c_str(), describe(r).c_str());
   else if (status.state == RunState::stopped)
