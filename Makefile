@@ -13,11 +13,13 @@ LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 
 # Debian packages LAVA needs to build and run its demo and tests.
-DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist
+# GNU parallel runs `lava sweep run`; slurm-wlm and munge the throwaway cluster of `make test-slurm`.
+DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist parallel \
+            slurm-wlm munge
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS     := -j$(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps torch-deps test demo sanitize bench clean data check-includes
+.PHONY: all deps torch-deps test test-slurm demo sanitize bench clean data check-includes
 
 all: $(BUILD)/lava
 
@@ -82,6 +84,12 @@ test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
+# A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs a 4-run sweep
+# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s (tests/test_slurm.sh).
+test-slurm: deps
+	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
+	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/test_slurm.sh
+
 # The demo's translation part trains soft attention, the exact marginal and variational attention for DEMO_STEPS
 # updates each on the gettext corpus: equal updates, since soft attention does about three times as many a minute.
 DEMO_STEPS ?= 3000
@@ -118,7 +126,8 @@ sanitize: deps
 # Two checks of the include graph, not part of CI (the first takes 1 min 33 s on two cores here):
 # 1. Layers. Every #include "DIR/..." in src/ names a layer the including file's layer may use: the layers run
 #    core → gemm → tensor → autodiff → nn, prob → attention → train → tasks → cli, with data, eval and report beside
-#    them (they use core only; train and above may use them). `LAYERS_OF_x` lists what layer x may include.
+#    them (they use core only; train and above may use them), and sweep (grids of runs: core and report) under cli.
+#    `LAYERS_OF_x` lists what layer x may include.
 # 2. Every source and header under src/ (nested folders included) and tests/ compiled on its own (syntax only),
 #    without the precompiled header the build force-includes, so that a file that leans on it for one of its own
 #    #includes is caught. The kernel headers that #error outside their ISA translation units by design are skipped.
@@ -134,8 +143,9 @@ LAYERS_OF_eval      := core eval
 LAYERS_OF_report    := core report
 LAYERS_OF_train     := core gemm tensor autodiff nn prob attention data eval report train
 LAYERS_OF_tasks     := core gemm tensor autodiff nn prob attention data eval report train tasks
-LAYERS_OF_cli       := core gemm tensor autodiff nn prob attention data eval report train tasks cli
-LAYER_NAMES := core gemm tensor autodiff nn prob attention data eval report train tasks cli
+LAYERS_OF_sweep     := core report sweep
+LAYERS_OF_cli       := core gemm tensor autodiff nn prob attention data eval report train tasks sweep cli
+LAYER_NAMES := core gemm tensor autodiff nn prob attention data eval report train tasks sweep cli
 ISA_ONLY_HEADERS := src/gemm/gemm_pack.hpp src/gemm/gemm_packed.hpp src/gemm/ukernel_simd.hpp src/gemm/x86_transpose.hpp \
                     src/gemm/x86_transpose16.hpp
 ALL_SOURCES := $(shell find src tests -name '*.cpp' -o -name '*.hpp' | sort)

@@ -89,6 +89,37 @@ std::string Table::render_table() const {
   return out;
 }
 
+std::string Table::cell_text(size_t r, size_t c) const {
+  if (const double* x = std::get_if<double>(&rows_[r][c].value)) return fmt::format(fmt::runtime(columns_[c].spec), *x);
+  return std::get<std::string>(rows_[r][c].value);
+}
+
+std::string Table::render_markdown() const {
+  std::string out = "|";
+  auto append_cell = [&out](std::string_view s) {
+    out += ' ';
+    for (char ch : s) {
+      if (ch == '|') out += '\\';
+      out += ch;
+    }
+    out += " |";
+  };
+  for (const Column& c : columns_) append_cell(c.name);
+  out += "\n|";
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    bool numeric = !rows_.empty();
+    for (const auto& row : rows_) numeric = numeric && std::holds_alternative<double>(row[c].value);
+    out += numeric ? "---:|" : "---|";
+  }
+  out += '\n';
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    out += "|";
+    for (size_t c = 0; c < columns_.size(); ++c) append_cell(cell_text(r, c));
+    out += '\n';
+  }
+  return out;
+}
+
 std::string Table::render_json() const {
   std::string out;
   for (const auto& row : rows_) {

@@ -37,6 +37,9 @@ class Table {
 
   size_t rows() const { return rows_.size(); }
   std::string render(OutputFormat format) const;
+  // GitHub-flavoured markdown: | a | b |, a |---| rule (---: for all-number columns), '|' in cells escaped;
+  // numbers at each column's display precision, as in the human table.
+  std::string render_markdown() const;
   void print(std::FILE* out, OutputFormat format) const;
 
  private:
@@ -45,6 +48,7 @@ class Table {
     std::string spec;  // fmt replacement field, e.g. "{:.4f}"
   };
   std::string render_table() const;
+  std::string cell_text(size_t row, size_t col) const;  // a cell as the human table prints it
   std::string render_json() const;
   std::string render_csv() const;
   std::vector<Column> columns_;

@@ -1,0 +1,59 @@
+// lava report DIR...: the runs of sweeps (report/run_record.hpp) merged into one table, grouped by their grid
+// values, with mean ± sd over seeds of the chosen figures (report/run_table.hpp).
+#include <cstdio>
+
+#include "cli/command_line.hpp"
+#include "cli/commands.hpp"
+#include "cli/positional_args.hpp"
+#include "core/check.hpp"
+#include "report/run_table.hpp"
+
+namespace lava {
+
+int cmd_report(int argc, char** argv) {
+  CommandLine cl("report", "lava report DIR... [--metrics ppl,kl_gap] [--format table|json|csv]",
+                 "Reads the runs under each DIR (a sweep's runs directory, or one run's directory): their run.json,\n"
+                 "status.json and metrics.jsonl. Runs group by their grid values (and their sweep file, when there\n"
+                 "are several); each row gives mean ± sd over the group's finished seeds of every figure in\n"
+                 "--metrics. A figure M is the done line's key M, or else valid_M (lava train's done line, with the\n"
+                 "best epoch's line beneath it): ppl, elbo, kl, kl_gap, nll, accuracy, entropy, ...; sd divides by\n"
+                 "n - 1. A run that did not finish gets its own row with its state (failed, stopped, running or\n"
+                 "killed, not started) and its log's path.\n\n"
+                 "--format table prints a markdown table; json prints one object per row and csv a header and rows,\n"
+                 "both with M (the mean), M_sd and n columns at full precision.");
+  cl.options().add_options()                                                                                 //
+      ("metrics", po::value<std::string>()->default_value("ppl,kl_gap"), "comma-separated figures to report")  //
+      ("digits", po::value<std::string>()->default_value("4"), "significant digits in the markdown table");
+  SplitArgs a = split_positional(argc, argv);
+  std::vector<char*> v = argv_of(a.options);
+  if (!cl.parse(int(a.options.size()), v.data())) return 0;
+  if (a.positional.empty()) cl.fail("needs at least one runs DIR");
+  RunTableOptions o;
+  o.digits = int(cl.get_int("digits", 1, 17));
+  const std::string metrics = cl.get_string("metrics");
+  for (size_t start = 0; start <= metrics.size();) {
+    size_t comma = metrics.find(',', start);
+    if (comma == std::string::npos) comma = metrics.size();
+    const std::string m = metrics.substr(start, comma - start);
+    if (m.empty() || m.find_first_of(" \t") != std::string::npos) cl.fail("--metrics: '" + metrics + "' has an empty or spaced name");
+    o.metrics.push_back(m);
+    start = comma + 1;
+  }
+  std::vector<RunRecord> runs;
+  for (const std::string& dir : find_run_dirs(a.positional)) runs.push_back(read_run_record(dir));
+  const OutputFormat format = cl.common().format;
+  const Table t = run_table(runs, o, format == OutputFormat::table);
+  if (format == OutputFormat::table) {
+    const std::string md = t.render_markdown();
+    std::fwrite(md.data(), 1, md.size(), stdout);
+  } else {
+    t.print(stdout, format);
+  }
+  size_t unfinished = 0;
+  for (const RunRecord& r : runs) unfinished += r.status.state != RunState::finished || !r.summary || r.nan;
+  if (unfinished)
+    std::fprintf(stderr, "lava report: %zu of %zu runs did not finish (their rows say why)\n", unfinished, runs.size());
+  return 0;
+}
+
+}  // namespace lava

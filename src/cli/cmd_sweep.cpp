@@ -1,0 +1,226 @@
+// lava sweep plan|run|slurm|exec FILE: a grid of training runs from a sweep file (sweep/sweep_file.hpp), planned as
+// one command per run, run locally through GNU parallel, written as a Slurm job array, or run one at a time.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "cli/command_line.hpp"
+#include "cli/commands.hpp"
+#include "cli/positional_args.hpp"
+#include "core/atomic_file.hpp"
+#include "core/check.hpp"
+#include "core/json.hpp"
+#include "report/run_record.hpp"
+#include "sweep/gnu_parallel.hpp"
+#include "sweep/run_exec.hpp"
+#include "sweep/slurm_script.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "sweep/train_options.hpp"
+
+namespace lava {
+
+namespace {
+
+const char* kSweepAbout =
+    "A sweep file is ini, like --config: fixed `lava train` options (key = value), grid lines such as\n"
+    "`grid.attn = soft, marginal, var-enum` and `grid.lr = 1e-3, 3e-3`, `seeds = 1-3`, and optionally `task = nmt`\n"
+    "(vqa, seqvae) and `out = DIR` (default: FILE minus .ini, plus .runs). It expands into the product of its\n"
+    "grids times its seeds. Each run has a stable id (a hash of its options) and its own directory OUT/ID with the\n"
+    "exact config.ini it trains with, its JSON lines (metrics.jsonl), its log (train.log) and its status; relative\n"
+    "paths in the file are relative to the file's directory. `lava report OUT` merges the runs into one table.\n\n"
+    "  lava sweep plan FILE           one command per run (for GNU parallel, xargs or any scheduler)\n"
+    "  lava sweep run FILE --jobs N   run them here through GNU parallel: finished runs are skipped, stopped\n"
+    "                                 or killed ones resume from their resume state\n"
+    "  lava sweep slurm FILE          write an sbatch job array script (one task per run, requeue-safe)\n"
+    "  lava sweep exec FILE --run ID  one run (what the three above run)";
+
+// One CommandLine per verb; `file` receives the sweep file (the one positional argument).
+bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
+  SplitArgs a = split_positional(argc, argv);
+  std::vector<char*> v = argv_of(a.options);
+  if (!cl.parse(int(a.options.size()), v.data())) return false;
+  if (a.positional.size() != 1) cl.fail(a.positional.empty() ? "needs a sweep FILE" : "takes one sweep FILE, got " +
+                                                                   std::to_string(a.positional.size()) + " words");
+  file = a.positional[0];
+  return true;
+}
+
+SweepFile load(const std::string& path) {
+  const std::string lava = self_executable();
+  std::map<std::string, std::set<std::string>> cache;
+  return read_sweep_file(path, [&](const std::string& task) {
+    auto it = cache.find(task);
+    if (it == cache.end()) it = cache.emplace(task, train_option_names(lava, task)).first;
+    return it->second;
+  });
+}
+
+std::string exec_command(const std::string& lava, const SweepFile& f, const SweepRun& r, int threads) {
+  std::string c = shell_quote(lava) + " sweep exec " + shell_quote(f.path) + " --run " + r.id;
+  if (threads > 0) c += " --threads " + std::to_string(threads);
+  return c;
+}
+
+int sweep_plan(int argc, char** argv) {
+  CommandLine cl("sweep plan", "lava sweep plan FILE [--threads T] [--format table|json|csv]",
+                 std::string(kSweepAbout) +
+                     "\n\nPrints one `lava sweep exec` command per run (--format table), or one JSON object per run\n"
+                     "(index, id, dir, seed, grid, config, command), or a csv table. With --threads T each command\n"
+                     "passes --threads T to its run (results do not depend on it).");
+  std::string file;
+  if (!parse_verb(cl, argc, argv, file)) return 0;
+  const SweepFile f = load(file);
+  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::string lava = self_executable();
+  const int threads = cl.has("threads") ? cl.common().threads : 0;
+  if (cl.common().format == OutputFormat::table) {
+    for (const SweepRun& r : runs) std::printf("%s\n", exec_command(lava, f, r, threads).c_str());
+    return 0;
+  }
+  Table t;
+  t.add_column("index").add_column("id").add_column("seed");
+  for (const SweepGrid& g : f.grid) t.add_column(g.key);
+  t.add_column("dir").add_column("command");
+  for (const SweepRun& r : runs) {
+    std::vector<Cell> row{Cell(r.index), Cell(r.id), Cell(r.seed)};
+    for (const auto& kv : r.grid) row.emplace_back(kv.second);
+    row.emplace_back(r.dir);
+    row.emplace_back(exec_command(lava, f, r, threads));
+    t.add_row(std::move(row));
+  }
+  t.print(stdout, cl.common().format);
+  return 0;
+}
+
+int sweep_run(int argc, char** argv) {
+  CommandLine cl("sweep run", "lava sweep run FILE --jobs N [--threads T] [--sshlogin LOGINS]",
+                 std::string(kSweepAbout) +
+                     "\n\nRuns every unfinished run of FILE through GNU parallel, N at a time, with T threads each\n"
+                     "(default: the cores over N, at least 1). Ctrl-C or SIGTERM stops the runs in progress, each with\n"
+                     "its resume state saved; the same command then resumes them. Ends with a count of finished,\n"
+                     "failed and stopped runs; exit 0 when all finished, 1 otherwise.");
+  cl.options().add_options()                                                               //
+      ("jobs,j", po::value<std::string>()->default_value("1"), "runs at a time")          //
+      ("sshlogin", po::value<std::string>(), "GNU parallel --sshlogin: spread the runs over these machines "
+                                             "(each must see the same paths and lava binary)");
+  std::string file;
+  if (!parse_verb(cl, argc, argv, file)) return 0;
+  const int jobs = int(cl.get_int("jobs", 1, 4096));
+  const SweepFile f = load(file);
+  const std::vector<SweepRun> runs = expand_sweep(f);
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  const int threads = cl.has("threads") ? cl.common().threads : int(std::max(1L, cores / jobs));
+  std::error_code ec;
+  std::filesystem::create_directories(f.out, ec);
+  if (ec) throw input_error(f.out, 0, "cannot create the runs directory: " + ec.message());
+  const std::string lava = self_executable();
+  std::vector<std::string> commands;
+  size_t skipped = 0;
+  for (const SweepRun& r : runs) {
+    prepare_run_dir(f, r);  // lava report lists every run, as not started until it starts
+    if (read_run_status(r.dir).state == RunState::finished) {
+      ++skipped;
+      continue;
+    }
+    commands.push_back(exec_command(lava, f, r, threads));
+  }
+  std::fprintf(stderr, "lava sweep run: %zu runs, %zu finished before, %zu to run, %d at a time, %d threads each\n",
+               runs.size(), skipped, commands.size(), jobs, threads);
+  GnuParallelOptions po;
+  po.jobs = jobs;
+  po.joblog = (std::filesystem::path(f.out) / "parallel.joblog").string();
+  if (cl.has("sshlogin")) po.sshlogin = cl.get_string("sshlogin");
+  const int rc = commands.empty() ? 0 : run_with_gnu_parallel(commands, po);
+  std::map<RunState, size_t> count;
+  for (const SweepRun& r : runs) ++count[read_run_status(r.dir).state];
+  std::fprintf(stderr, "lava sweep run: %zu finished, %zu failed, %zu stopped, %zu not finished; lava report %s\n",
+               count[RunState::finished], count[RunState::failed], count[RunState::stopped],
+               count[RunState::running] + count[RunState::not_started], f.out.c_str());
+  if (rc > 128 && rc < 128 + 64) return rc;  // stopped by a signal
+  return count[RunState::finished] == runs.size() ? 0 : 1;
+}
+
+int sweep_slurm(int argc, char** argv) {
+  CommandLine cl("sweep slurm", "lava sweep slurm FILE [--partition P] [--time T] [--cpus C] [--mem M] [options]",
+                 std::string(kSweepAbout) +
+                     "\n\nWrites an sbatch script for a job array with one task per run: logs OUT/slurm/%A_%a.out\n"
+                     "(appended over requeues), --requeue, and --signal=B:TERM@60 so that a task near its time limit\n"
+                     "saves its resume state. A task preempted or requeued (scontrol requeue) saves likewise and, back\n"
+                     "in the queue, resumes from that state; a finished run's task exits at once. Submitting the script\n"
+                     "again continues whatever did not finish.");
+  cl.options().add_options()                                                                          //
+      ("partition", po::value<std::string>(), "sbatch --partition")                                  //
+      ("time", po::value<std::string>(), "time limit per task (sbatch --time, e.g. 02:00:00)")        //
+      ("cpus", po::value<std::string>()->default_value("1"), "CPUs per task; each run uses as many threads")  //
+      ("mem", po::value<std::string>(), "memory per task (sbatch --mem, e.g. 4G)")                    //
+      ("max-running", po::value<std::string>()->default_value("0"), "at most this many tasks at once (0 = no limit)")  //
+      ("job-name", po::value<std::string>(), "sbatch --job-name (default: FILE's name)")             //
+      ("lava", po::value<std::string>(), "the lava binary the tasks run (default: this one)")       //
+      ("script", po::value<std::string>(), "where to write the script (default: OUT/sweep.sbatch)");
+  std::string file;
+  if (!parse_verb(cl, argc, argv, file)) return 0;
+  SlurmOptions o;
+  o.cpus = int(cl.get_int("cpus", 1, 4096));
+  o.max_running = int(cl.get_int("max-running", 0, 1 << 30));
+  for (const auto& [name, field] : {std::pair{"partition", &o.partition}, std::pair{"time", &o.time},
+                                    std::pair{"mem", &o.mem}, std::pair{"job-name", &o.job_name}}) {
+    if (!cl.has(name)) continue;
+    *field = cl.get_string(name);
+    if (field->empty() || field->find_first_of(" \t\n'\"\\$`") != std::string::npos)
+      cl.fail(std::string("--") + name + ": '" + *field + "' is empty or has spaces, quotes or $");
+  }
+  o.lava = cl.has("lava") ? std::filesystem::absolute(cl.get_string("lava")).string() : self_executable();
+  const SweepFile f = load(file);
+  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::string script = cl.has("script") ? cl.get_string("script") : (std::filesystem::path(f.out) / "sweep.sbatch").string();
+  std::error_code ec;
+  std::filesystem::create_directories(slurm_log_dir(f), ec);
+  if (ec) throw input_error(slurm_log_dir(f), 0, "cannot create the log directory: " + ec.message());
+  for (const SweepRun& r : runs) prepare_run_dir(f, r);
+  write_file_atomic(script, slurm_array_script(f, runs, o));
+  std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add, ec);
+  std::printf("wrote %s: %zu tasks; submit with: sbatch %s\n", script.c_str(), runs.size(), shell_quote(script).c_str());
+  return 0;
+}
+
+int sweep_exec(int argc, char** argv) {
+  CommandLine cl("sweep exec", "lava sweep exec FILE --run ID [--threads T]",
+                 std::string(kSweepAbout) +
+                     "\n\nRuns one run of FILE: skips it if finished, resumes it if it has a resume state, otherwise\n"
+                     "starts it. lava train runs in this process (a scheduler's SIGTERM reaches the trainer, which\n"
+                     "saves and exits 143). Exit code: 0 when finished, lava train's otherwise.");
+  cl.options().add_options()("run", po::value<std::string>(), "the run's id (lava sweep plan lists them)");
+  std::string file;
+  if (!parse_verb(cl, argc, argv, file)) return 0;
+  const std::string id = cl.get_string("run");
+  const SweepFile f = load(file);
+  const std::vector<SweepRun> runs = expand_sweep(f);
+  ExecOptions o;
+  o.threads = cl.has("threads") ? cl.common().threads : 0;
+  return run_sweep_task(f, find_run(f, runs, id), o, [](std::vector<std::string> args) {
+    std::vector<char*> v = argv_of(args);
+    return cmd_train(int(args.size()), v.data());
+  });
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  const std::string verb = argc > 1 ? argv[1] : "";
+  // argv + 1: the verb takes the command name's place ("lava sweep plan ..." parses like "lava plan ...").
+  if (verb == "plan") return sweep_plan(argc - 1, argv + 1);
+  if (verb == "run") return sweep_run(argc - 1, argv + 1);
+  if (verb == "slurm") return sweep_slurm(argc - 1, argv + 1);
+  if (verb == "exec") return sweep_exec(argc - 1, argv + 1);
+  if (verb == "--help" || verb == "-h") {
+    std::printf("usage: lava sweep plan|run|slurm|exec FILE [options]\n\n%s\n\n`lava sweep VERB --help` lists a verb's options.\n",
+                kSweepAbout);
+    return 0;
+  }
+  throw UsageError(verb.empty() ? "lava sweep: needs plan, run, slurm or exec (lava sweep --help)"
+                                : "lava sweep: unknown verb '" + verb + "' (plan, run, slurm or exec)");
+}
+
+}  // namespace lava

@@ -1,0 +1,20 @@
+#pragma once
+// Positional arguments (lava sweep plan FILE, lava report DIR...) beside the options CommandLine parses: every
+// option takes one value (--name VALUE or --name=VALUE) except the switches --help/-h and --quiet/-q, so a word
+// that is neither an option nor an option's value is positional.
+#include <string>
+#include <vector>
+
+namespace lava {
+
+struct SplitArgs {
+  std::vector<std::string> positional;
+  std::vector<std::string> options;  // options[0] is the command name, for CommandLine::parse
+};
+
+SplitArgs split_positional(int argc, char** argv);
+
+// argv-style pointers into `args` (valid while `args` lives and is not changed).
+std::vector<char*> argv_of(std::vector<std::string>& args);
+
+}  // namespace lava

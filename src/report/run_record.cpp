@@ -1,0 +1,138 @@
+#include "report/run_record.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/atomic_file.hpp"
+#include "core/check.hpp"
+
+namespace lava {
+
+namespace fs = std::filesystem;
+
+const char* to_string(RunState s) {
+  switch (s) {
+    case RunState::not_started: return "not started";
+    case RunState::running: return "running";
+    case RunState::finished: return "finished";
+    case RunState::failed: return "failed";
+    case RunState::stopped: return "stopped";
+  }
+  return "?";
+}
+
+namespace {
+
+RunState parse_state(const JsonValue& v) {
+  const std::string& s = v.str();
+  for (RunState r : {RunState::running, RunState::finished, RunState::failed, RunState::stopped})
+    if (s == to_string(r)) return r;
+  throw input_error(v.file(), v.line(), "unknown run state \"" + s + "\"");
+}
+
+std::string path_in(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+
+}  // namespace
+
+RunStatus read_run_status(const std::string& run_dir) {
+  const std::string path = path_in(run_dir, kRunStatusFile);
+  RunStatus s;
+  if (!fs::exists(path)) return s;
+  const JsonValue j = parse_json(read_file(path), path);
+  s.state = parse_state(j.at("state"));
+  s.exit_code = int(j.at("exit").as_int());
+  s.sessions = j.at("sessions").as_int();
+  if (const JsonValue* v = j.find("signal")) s.signal = v->str();
+  if (const JsonValue* v = j.find("host")) s.host = v->str();
+  if (const JsonValue* v = j.find("slurm_job")) s.slurm_job = v->str();
+  return s;
+}
+
+void write_run_status(const std::string& run_dir, const RunStatus& s) {
+  JsonLine j;
+  j.add("state", to_string(s.state)).add("exit", s.exit_code).add("sessions", s.sessions);
+  if (!s.signal.empty()) j.add("signal", s.signal);
+  j.add("host", s.host);
+  if (!s.slurm_job.empty()) j.add("slurm_job", s.slurm_job);
+  write_file_atomic(path_in(run_dir, kRunStatusFile), j.str() + "\n");
+}
+
+namespace {
+
+// metrics.jsonl: the last "done" line, and the last epoch line with "best": true before it.
+void read_summary(const std::string& path, RunRecord& r) {
+  if (!fs::exists(path)) return;
+  const std::string text = read_file(path);
+  std::optional<JsonValue> best_epoch, done;
+  size_t start = 0;
+  for (long line = 1; start < text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view one(text.data() + start, end - start);
+    start = end + 1;
+    if (one.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    JsonValue j;
+    try {
+      j = parse_json(one, path);
+    } catch (const InputError& e) {  // parse_json counts lines within the one line: put the file's line in
+      const std::string msg = e.what(), prefix = path + ":1: ";
+      throw input_error(path, line, msg.starts_with(prefix) ? msg.substr(prefix.size()) : msg);
+    }
+    if (!j.is_object()) throw input_error(path, line, "expected one JSON object per line");
+    const JsonValue* event = j.find("event");
+    if (!event || !event->is_string()) continue;
+    if (event->str() == "epoch") {
+      const JsonValue* best = j.find("best");
+      if (best && best->kind() == JsonValue::Kind::boolean && best->boolean()) best_epoch = j;
+    } else if (event->str() == "done") {
+      done = j;
+    }
+  }
+  if (!done) return;
+  JsonValue merged = *done;
+  if (best_epoch)
+    for (const auto& [k, v] : best_epoch->members())
+      if (!merged.contains(k)) merged.set(k, v);
+  if (const JsonValue* nan = merged.find("nan"); nan && nan->kind() == JsonValue::Kind::boolean) r.nan = nan->boolean();
+  r.summary = std::move(merged);
+}
+
+}  // namespace
+
+RunRecord read_run_record(const std::string& run_dir) {
+  RunRecord r;
+  r.dir = run_dir;
+  const std::string info_path = path_in(run_dir, kRunInfoFile);
+  const JsonValue info = parse_json(read_file(info_path), info_path);
+  r.id = info.at("id").str();
+  r.index = info.at("index").as_int();
+  r.sweep = info.at("sweep").str();
+  r.task = info.at("task").str();
+  r.seed = info.at("seed").as_int();
+  for (const auto& [k, v] : info.at("grid").members()) r.grid.emplace_back(k, v.str());
+  r.status = read_run_status(run_dir);
+  read_summary(path_in(run_dir, kRunMetricsFile), r);
+  return r;
+}
+
+std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs) {
+  std::vector<std::string> out;
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(d, ec)) throw input_error(d, 0, "not a directory");
+    if (fs::exists(path_in(d, kRunInfoFile))) {
+      out.push_back(d);
+      continue;
+    }
+    std::vector<std::string> runs;
+    for (const auto& e : fs::directory_iterator(d, ec))
+      if (e.is_directory() && fs::exists(e.path() / kRunInfoFile)) runs.push_back(e.path().string());
+    if (ec) throw input_error(d, 0, "cannot list: " + ec.message());
+    if (runs.empty()) throw input_error(d, 0, std::string("no runs here (no ") + kRunInfoFile + " in it or its subdirectories)");
+    std::sort(runs.begin(), runs.end());
+    out.insert(out.end(), runs.begin(), runs.end());
+  }
+  return out;
+}
+
+}  // namespace lava

@@ -1,0 +1,23 @@
+#pragma once
+// Runs shell commands through GNU parallel (Debian's `parallel`), `jobs` at a time, feeding them on its stdin.
+//
+// parallel and its jobs get a process group of their own, so Ctrl-C reaches only this process, which then sends
+// one SIGTERM to the whole group: parallel starts no new job, and every running `lava sweep exec` saves its resume
+// state and stops (a second signal would make lava train stop without saving). The next `lava sweep run` resumes
+// those runs. --termseq gives the jobs a minute before parallel itself would kill them.
+#include <string>
+#include <vector>
+
+namespace lava {
+
+struct GnuParallelOptions {
+  int jobs = 1;
+  std::string sshlogin;  // passed as --sshlogin when not empty (spreads the jobs over machines)
+  std::string joblog;    // passed as --joblog when not empty
+};
+
+// Returns parallel's exit code: 0 when every job succeeded, the number of failed jobs (at most 100) otherwise;
+// 128 + N when this process was stopped by signal N. Throws InputError when parallel cannot be started.
+int run_with_gnu_parallel(const std::vector<std::string>& commands, const GnuParallelOptions& o);
+
+}  // namespace lava
