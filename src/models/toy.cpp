@@ -6,6 +6,7 @@
 #include "autodiff/ops.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "core/rng.hpp"
 #include "nn/optim.hpp"
 #include "nn/params.hpp"
@@ -41,13 +42,15 @@ size_t array_len(const JsonValue& v, const std::string& what) {
 
 }  // namespace
 
-ToyParams toy_params_from_json(const std::string& path) {
-  const JsonValue root = parse_json(read_file(path), path);
+ToyParams toy_params_from_json(const std::string& path) { return toy_params_from_text(read_file(path), path); }
+
+ToyParams toy_params_from_text(const std::string& text, const std::string& path) {
+  const JsonValue root = parse_json(text, path);
   if (!root.is_object()) throw input_error(path, root.line(), "expected a JSON object");
   for (const auto& [key, value] : root.members()) {
     static const char* known[] = {"features", "scores", "W1", "b1", "W2", "b2", "label"};
     if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return key == k; }) == std::end(known))
-      throw input_error(path, value.line(), fmt::format("unknown key \"{}\" (expected features, scores, W1, b1, W2, b2, label)", key));
+      throw input_error(path, value.line(), fmt::format("unknown key {} (expected features, scores, W1, b1, W2, b2, label)", quote_input(key, '"')));
   }
   ToyParams p;
   const JsonValue& feats = root.at("features");

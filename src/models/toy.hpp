@@ -25,6 +25,8 @@ struct ToyParams {
 
 // Reads the JSON of `lava toy --params`; every shape problem is one InputError naming file and line.
 ToyParams toy_params_from_json(const std::string& path);
+// The same from text already read (`path` names it in errors; the fuzz harness's entry point).
+ToyParams toy_params_from_text(const std::string& text, const std::string& path);
 // Draws every parameter from (seed) with the given sizes; the label is drawn too.
 ToyParams toy_params_random(uint64_t seed, int K, int D, int H, int C);
 
