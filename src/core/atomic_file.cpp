@@ -221,11 +221,15 @@ std::string read_file(const std::string& path) {
 
 void check_stdout() {
   errno = 0;
-  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout);
-  if (failed) {
-    const int err = errno ? errno : EIO;
+  if (std::fflush(stdout) != 0) {
+    const int err = errno;
     std::clearerr(stdout);
     throw io_error("standard output", "cannot write", err);
+  }
+  // An earlier flush failed (its errno is gone by now): the stream's error flag still says so.
+  if (std::ferror(stdout)) {
+    std::clearerr(stdout);
+    throw input_error("standard output", 0, "cannot write (a write to it failed; is the disk full?)");
   }
 }
 

@@ -33,7 +33,8 @@ std::string resolve_output_target(const std::string& path);
 // directory, not a file").
 std::string read_file(const std::string& path);
 
-// Flushes stdout and throws InputError "standard output: cannot write: <strerror>" if any write to it failed.
+// Flushes stdout and throws InputError "standard output: cannot write..." if this or any earlier write to it failed
+// (main() calls it after every command, so a full disk or /dev/full is exit 1, never a silent success).
 void check_stdout();
 
 }  // namespace lava
