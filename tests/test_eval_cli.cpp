@@ -10,8 +10,8 @@
 #include "tiny_nmt.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
-#include "models/nmt_model_file.hpp"
-#include "report/json.hpp"
+#include "tasks/nmt/model_file.hpp"
+#include "core/json.hpp"
 
 using namespace lava;
 

@@ -5,8 +5,8 @@
 
 #include "data/parallel_corpus.hpp"
 #include "data/synth_task.hpp"
-#include "models/nmt_model_file.hpp"
-#include "models/seq2seq.hpp"
+#include "tasks/nmt/model_file.hpp"
+#include "tasks/nmt/seq2seq.hpp"
 #include "temp_dir.hpp"
 
 namespace lava {

@@ -13,7 +13,7 @@
 #include "core/quote_input.hpp"
 #include "data/vocab.hpp"
 #include "gemm/gemm_bench.hpp"
-#include "models/train_bench.hpp"
+#include "tasks/nmt/train_bench.hpp"
 
 namespace lava {
 

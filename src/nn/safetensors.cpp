@@ -7,8 +7,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "core/quote_input.hpp"
-#include "report/json.hpp"
 
 namespace lava {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "core/quote_input.hpp"
-#include "report/json.hpp"
 
 namespace lava {
 

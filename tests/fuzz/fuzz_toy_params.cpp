@@ -1,6 +1,6 @@
-// libFuzzer harness: the JSON of `lava toy --params` (models/toy_params.hpp), through the JSON reader.
+// libFuzzer harness: the JSON of `lava toy --params` (tasks/toy/params.hpp), through the JSON reader.
 #include "fuzz_input.hpp"
-#include "models/toy_params.hpp"
+#include "tasks/toy/params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lava_fuzz::expect_clean(
