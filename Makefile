@@ -171,6 +171,7 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(BUILD)/fuzz/liblav
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ -lboost_program_options -lfmt -lz
 
 fuzz:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang-14 libclang-rt-14-dev libboost-program-options-dev libfmt-dev zlib1g-dev"
 	@$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BINS)
 	@for n in $(FUZZ_NAMES); do \
 	  mkdir -p $(BUILD)/fuzz/corpus/$$n $(BUILD)/fuzz/crashes/$$n; \
