@@ -8,7 +8,7 @@ LDLIBS   := -lboost_program_options -lfmt -lz -fopenmp
 BUILD    := build
 
 LIB_SRC  := $(filter-out src/cli/main.cpp,$(shell find src -name '*.cpp' | sort))
-TEST_SRC := $(shell find tests -name '*.cpp' | sort)
+TEST_SRC := $(shell find tests -name '*.cpp' -not -path 'tests/fuzz/*' | sort)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 
@@ -19,7 +19,7 @@ DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS     := -j$(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps torch-deps test test-slurm demo sanitize bench clean data check-includes
+.PHONY: all deps torch-deps test test-slurm demo sanitize bench clean data check-includes fuzz
 
 all: $(BUILD)/lava
 
@@ -162,6 +162,51 @@ check-includes:
 	  xargs -P $$(nproc) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \
 	    -fsyntax-only -x c++ - || { echo "check-includes: {} does not compile on its own" >&2; exit 1; }'
 	@echo "check-includes: every file compiles on its own"
+
+# libFuzzer harnesses, one per reader (tests/fuzz/fuzz_*.cpp), built with clang 14 under AddressSanitizer and UBSan
+# in build/fuzz. Only the library sources the readers need are compiled (once, shared by every harness), so the
+# build stays short. Each harness starts from its committed seed corpus tests/fuzz/corpus/NAME (small valid files)
+# and runs FUZZ_SECONDS (or FUZZ_RUNS inputs, when set); the inputs it finds go to build/fuzz/corpus/NAME, crashes
+# to build/fuzz/crashes/NAME. A crash (sanitizer report, uncaught exception other than the input errors, leak,
+# timeout) stops `make fuzz` with the harness's name.
+FUZZ_CXX     ?= clang++-14
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
+FUZZ_FLAGS   := -std=c++20 -O1 -g1 -march=native -fno-math-errno -ffp-contract=off -Wall -Wextra -MMD -MP -Isrc \
+                -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_NAMES   := safetensors npy idx mo corpus questions alignment config toy_params
+FUZZ_LIB_SRC := src/core/atomic_file.cpp src/core/quote_input.cpp src/core/utf8.cpp src/core/json.cpp src/core/json_write.cpp \
+                src/nn/safetensors.cpp src/data/npy_file.cpp src/data/idx_reader.cpp src/data/mo_file.cpp \
+                src/data/parallel_corpus.cpp src/data/vocab.cpp src/data/tokenize.cpp src/data/vqa_questions.cpp src/data/scenes.cpp \
+                src/data/alignment.cpp src/cli/config_file.cpp src/tasks/toy/params.cpp
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(BUILD)/fuzz/obj/%.o)
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+$(BUILD)/fuzz/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/liblava_readers.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(BUILD)/fuzz/liblava_readers.a
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ -lboost_program_options -lfmt -lz
+
+fuzz:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang-14 libclang-rt-14-dev libboost-program-options-dev libfmt-dev zlib1g-dev"
+	@$(MAKE) --no-print-directory $(JOBS) $(FUZZ_BINS)
+	@for n in $(FUZZ_NAMES); do \
+	  mkdir -p $(BUILD)/fuzz/corpus/$$n $(BUILD)/fuzz/crashes/$$n; \
+	  echo "fuzz $$n: $(if $(FUZZ_RUNS),$(FUZZ_RUNS) inputs,$(FUZZ_SECONDS) s)"; \
+	  ASAN_OPTIONS=detect_leaks=1 $(BUILD)/fuzz/fuzz_$$n $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
+	    -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crashes/$$n/ \
+	    $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n > $(BUILD)/fuzz/$$n.log 2>&1 \
+	    || { tail -40 $(BUILD)/fuzz/$$n.log; echo "fuzz $$n: CRASH (log: $(BUILD)/fuzz/$$n.log)" >&2; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log | tr '\n' ' '; echo; \
+	done
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_NAMES:%=$(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.d)
 
 clean:
 	rm -rf $(BUILD)

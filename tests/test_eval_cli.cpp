@@ -7,6 +7,7 @@
 
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
+#include "tiny_nmt.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
 #include "tasks/nmt/model_file.hpp"
@@ -15,32 +16,6 @@
 using namespace lava;
 
 namespace {
-
-struct EvalFixture {
-  TempDir tmp{"eval_cli"};
-  std::string corpus_dir, model_path;
-  ParallelCorpus corpus;
-  EvalFixture() {
-    SynthOptions o;
-    o.out_dir = corpus_dir = tmp.file("synth");
-    o.train = 48, o.valid = 12, o.test = 12, o.min_len = 3, o.max_len = 12, o.vocab = 30, o.quiet = true;
-    build_synth_task(o);
-    CorpusOptions co;
-    co.dir = corpus_dir;
-    corpus = load_parallel_corpus(co, VocabOptions{}, VocabOptions{});
-    Seq2SeqConfig cfg;
-    cfg.attn = AttnVariant::var_enum;
-    cfg.src_vocab = corpus.src_vocab.size(), cfg.tgt_vocab = corpus.tgt_vocab.size();
-    cfg.emb = 8, cfg.hidden = 12, cfg.attn_size = 6, cfg.inf_hidden = 6, cfg.dropout = 0.f;
-    Seq2Seq model(cfg);
-    model.ps.init_uniform(0.5f, 3);
-    model_path = tmp.file("model.safetensors");
-    save_nmt(model_path, model, corpus.src_vocab, corpus.tgt_vocab, {});
-  }
-  std::string eval(const std::string& model, const std::string& extra = "") const {
-    return "eval -q --format json --split test --model " + model + " --data " + corpus_dir + " " + extra;
-  }
-};
 
 std::vector<JsonValue> json_lines(const std::string& out) {
   std::vector<JsonValue> rows;
@@ -53,7 +28,7 @@ std::vector<JsonValue> json_lines(const std::string& out) {
 }  // namespace
 
 TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets") {
-  EvalFixture f;
+  TinyNmt f;
   CliResult r = run_lava(f.eval(f.model_path));
   REQUIRE(r.code == 0);
   std::vector<JsonValue> rows = json_lines(r.out);
@@ -114,7 +89,7 @@ TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets
 }
 
 TEST_CASE("eval cli: a missing, foreign, truncated or vocabulary-mismatched model file is one line and exit 1") {
-  EvalFixture f;
+  TinyNmt f;
   const std::string model = read_file(f.model_path);
   const std::string bad = f.tmp.file("bad.safetensors");
   auto expect_error = [&](const std::string& what) {

@@ -195,7 +195,7 @@ TEST_CASE("atomic_file: writes replace whole files; failures leave the old file 
   }
   CHECK(msg == nowhere + ": cannot create file: No such file or directory");
 
-  // Rename fails (target is a non-empty directory): InputError, and the temp file is cleaned up.
+  // A directory as the target: InputError before any temp file is made, and the directory stays.
   fs::create_directories(tmp.dir / "blocker" / "inside");
   msg.clear();
   try {
@@ -203,15 +203,16 @@ TEST_CASE("atomic_file: writes replace whole files; failures leave the old file 
   } catch (const lava::InputError& e) {
     msg = e.what();
   }
-  CHECK(msg.starts_with(tmp.file("blocker") + ": cannot rename"));
+  CHECK(msg == tmp.file("blocker") + ": is a directory, not a file");
   CHECK(tmp.names().size() == 2);  // out.txt and blocker, no blocker.tmp.<pid>
+  CHECK(fs::is_directory(tmp.dir / "blocker" / "inside"));
 
-  // read_file on a directory: "cannot read".
+  // read_file on a directory: "is a directory".
   msg.clear();
   try {
     lava::read_file(tmp.file("blocker"));
   } catch (const lava::InputError& e) {
     msg = e.what();
   }
-  CHECK(msg.find("cannot read") != std::string::npos);
+  CHECK(msg.find("is a directory") != std::string::npos);
 }

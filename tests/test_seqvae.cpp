@@ -17,8 +17,10 @@
 #include "cli/cmd_seqvae.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
-#include "tasks/seqvae/trainer.hpp"
 #include "core/json.hpp"
+#include "non_finite_model.hpp"
+#include "tasks/seqvae/eval.hpp"
+#include "tasks/seqvae/trainer.hpp"
 #include "report/progress.hpp"
 #include "seqvae_reference.hpp"
 #include "temp_dir.hpp"
@@ -375,4 +377,10 @@ TEST_CASE("seqvae cli: train writes JSON validation lines and the best model; ev
   int active = 0;
   for (int k = 0; k < 3; ++k) active += int(rows[size_t(3 + k)].at("active").number());
   CHECK(e.at("active_units").number() == active);
+  // A NaN or infinite weight is refused at load, naming the tensor.
+  const std::string bad = corpus.tmp.file("nan.safetensors");
+  for (float v : {std::nanf(""), HUGE_VALF}) {
+    const std::string tensor = write_non_finite_copy(model, bad, v);
+    check_input_error([&] { (void)load_seqvae(bad); }, bad, "parameter \"" + tensor + "\" holds a non-finite value");
+  }
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "check_input_error.hpp"
+#include "non_finite_model.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "core/atomic_file.hpp"
 #include "core/rng.hpp"
@@ -491,4 +492,10 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   CHECK_THROWS_AS(run(cmd_eval_vqa, {"eval", "--task", "vqa", "--model", model}), UsageError);
   const std::string nowhere = d.tmp.file("nowhere");
   check_input_error([&] { run(cmd_eval_vqa, {"eval", "--task", "vqa", "--data", nowhere, "--model", model}); }, nowhere);
+  // A NaN or infinite weight is refused at load, naming the tensor (it used to evaluate to accuracy 0, exit 0).
+  const std::string bad = d.tmp.file("nan.safetensors");
+  for (float v : {std::nanf(""), -HUGE_VALF}) {
+    const std::string tensor = write_non_finite_copy(model, bad, v);
+    check_input_error([&] { (void)load_vqa(bad); }, bad, "parameter \"" + tensor + "\" holds a non-finite value");
+  }
 }

@@ -1,6 +1,7 @@
 #include "attention/variant.hpp"
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -53,7 +54,7 @@ double valid_criterion(AttnVariant v, double nll, double elbo) {
 AttnVariant parse_attn_variant(std::string_view name) {
   for (const AttnVariantInfo& info : kVariants)
     if (name == info.name) return info.variant;
-  throw UsageError(fmt::format("--attn: '{}' is not one of {}", name, attn_variant_list()));
+  throw UsageError(fmt::format("--attn: {} is not one of {}", quote_input(name), attn_variant_list()));
 }
 
 std::string attn_variant_list() {

@@ -37,7 +37,8 @@ int cmd_align(int argc, char** argv) {
                  "first, 0-based, as fast_align and the `lava data synth` gold); a pair the reader skips (an empty\n"
                  "side) gets an empty line. Positions count the tokens of the files as they are (BPE pieces are\n"
                  "tokens).\n"
-                 "Written to stdout, or atomically to --out FILE.\n"
+                 "Written to stdout (also with --out -), or to --out FILE (core/atomic_file.hpp: a regular file is replaced\n"
+                 "atomically, a symlink is followed, a FIFO or device is written into).\n"
                  "--gold FILE scores the alignments against a Pharaoh file with one line per line of the split\n"
                  "(possible links as i?j or ipj): corpus-level AER = 1 - (|A&S| + |A&P|) / (|A| + |S|), precision\n"
                  "|A&P|/|A| and recall |A&S|/|S|. The scores go to stderr with --format table; with --format json or\n"
@@ -49,7 +50,7 @@ int cmd_align(int argc, char** argv) {
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")              //
       ("split", po::value<std::string>()->default_value("test"), "train|valid|test")                //
       ("which", po::value<std::string>()->default_value("posterior"), "prior|posterior|q")          //
-      ("out", po::value<std::string>(), "write the alignments here (default: stdout)")              //
+      ("out", po::value<std::string>(), "write the alignments here (default and -: stdout)")              //
       ("gold", po::value<std::string>(), "gold alignments of the split (Pharaoh): report AER")      //
       ("batch-size", po::value<std::string>()->default_value("32"), "sentences per batch");
   if (!cl.parse(argc, argv)) return 0;
@@ -80,12 +81,8 @@ int cmd_align(int argc, char** argv) {
       alignments_by_line(data, predict_alignments(*m.model, data, which, batch_size));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string text = pharaoh_text(lines);
-  if (!out_path.empty()) {
-    write_file_atomic(out_path, text);
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  }
+  const bool to_stdout = out_path.empty() || out_path == "-";
+  write_file_atomic(to_stdout ? "-" : out_path, text);
   if (!cl.common().quiet) {
     int64_t links = 0;
     for (const SentenceAlignment& l : lines) links += int64_t(l.size());
@@ -101,7 +98,7 @@ int cmd_align(int argc, char** argv) {
     t.add_row({attn, split_name, align_which_name(which), double(data.stats.lines), double(s.hyp), double(s.sure),
                s.aer(), s.precision(), s.recall()});
     const OutputFormat format = cl.common().format;
-    t.print(format == OutputFormat::table || out_path.empty() ? stderr : stdout, format);
+    t.print(format == OutputFormat::table || to_stdout ? stderr : stdout, format);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "data/vocab.hpp"
 #include "gemm/gemm_bench.hpp"
 #include "tasks/nmt/train_bench.hpp"
@@ -30,7 +31,7 @@ std::vector<int> parse_int_list(const CommandLine& cl, const std::string& name) 
       if (used != item.size() || v < 1) throw std::invalid_argument(item);
       out.push_back(v);
     } catch (const std::logic_error&) {
-      cl.fail(fmt::format("--{}: '{}' is not a list of positive whole numbers", name, cl.get_string(name)));
+      cl.fail(fmt::format("--{}: {} is not a list of positive whole numbers", name, quote_input(cl.get_string(name))));
     }
   }
   if (out.empty()) cl.fail("--" + name + " is empty");

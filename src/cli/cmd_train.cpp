@@ -66,7 +66,8 @@ int cmd_train(int argc, char** argv) {
       ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls")  //
       ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")  //
       ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")  //
-      ("clip", po::value<std::string>()->default_value("5"), "gradient clipping: max global norm")  //
+      ("clip", po::value<std::string>()->default_value("5"),
+       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping")  //
       ("init", po::value<std::string>()->default_value("0.1"), "uniform init range [-a, a]")     //
       ("dropout", po::value<std::string>()->default_value("0.3"), "dropout probability")          //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //

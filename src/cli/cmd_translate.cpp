@@ -41,11 +41,12 @@ int cmd_translate(int argc, char** argv) {
                  "Each step's word distribution is the exact marginal over source positions under the prior for\n"
                  "latent variants (log sum_i p(z=i) f(x,e_i)), and f(x, E_p z) for soft/none (paper-notes 1.7).\n"
                  "Hypotheses are ranked by log-probability (with the EOS penalty) / ((5+|Y|)/6)^alpha.\n"
-                 "Without --output the translations go to stdout; with it, the file is written atomically.");
+                 "Without --output (or with --output -) the translations go to stdout. A regular file is replaced atomically;\n"
+                 "a symlink is followed and its target replaced; a FIFO or a device (/dev/stdout) is written into.");
   cl.options().add_options()                                                                        //
       ("model", po::value<std::string>(), "checkpoint written by lava train --save")              //
       ("input", po::value<std::string>(), "tokenised source sentences, one per line")              //
-      ("output", po::value<std::string>(), "write the translations here (default: stdout)")        //
+      ("output", po::value<std::string>(), "write the translations here (default and -: stdout)")        //
       ("max-tokens", po::value<std::string>()->default_value("1000"), "a longer input line is an error")  //
       ("kmax", po::value<std::string>()->default_value("0"), "K-max prior: only its K largest positions (0 = all)")  //
       ("batch-size", po::value<std::string>()->default_value("16"), "sentences decoded together");
@@ -90,12 +91,7 @@ int cmd_translate(int argc, char** argv) {
     text += '\n';
     out_words += int64_t(t.tokens.size());
   }
-  if (cl.has("output")) {
-    write_file_atomic(cl.get_string("output"), text);
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  }
+  write_file_atomic(cl.has("output") ? cl.get_string("output") : "-", text);
   if (!cl.common().quiet)
     fmt::print(stderr, "lava translate: {} sentences, {} source tokens ({} <unk>), {} output tokens, {:.1f} s ({:.2f} sentences/s)\n",
                sources.size(), words, unknown, out_words, seconds, double(sources.size()) / std::max(seconds, 1e-9));

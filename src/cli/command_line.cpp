@@ -3,11 +3,12 @@
 #include <omp.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 
 #include "autodiff/ops.hpp"
+#include "cli/config_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "report/progress.hpp"
 
 namespace lava {
@@ -36,16 +37,21 @@ bool CommandLine::parse(int argc, char** argv) {
   po::options_description all;
   all.add(own_).add(common_desc_);
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).run(), vm_);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(all).run();
+    // Without a positional description Boost keeps a stray word as an option with no name; it is a usage error
+    // (a typo such as `--model m extra` must not run as if it were not there).
+    for (const po::option& o : parsed.options)
+      if (o.string_key.empty() || o.position_key >= 0)
+        fail("unexpected argument " + quote_input(o.original_tokens.empty() ? std::string() : o.original_tokens[0]) +
+             " (every value belongs to an --option; see --help)");
+    po::store(parsed, vm_);
     if (vm_.count("help")) {
       std::cout << "usage: " << usage_ << "\n\n" << about_ << "\n\n" << own_ << "\n" << common_desc_ << "\n";
       return false;
     }
     if (vm_.count("config")) {
       const std::string path = vm_["config"].as<std::string>();
-      std::ifstream in(path);
-      if (!in) throw input_error(path, 0, "cannot open config file");
-      po::store(po::parse_config_file(in, all), vm_);  // values already set on the command line are kept
+      store_config_file(path, all, vm_);  // values already set on the command line are kept
     }
     po::notify(vm_);
   } catch (const po::error& e) {
@@ -81,7 +87,7 @@ double CommandLine::get_double(const std::string& name, double lo, double hi) co
     used = 0;
   }
   if (used == 0 || used != s.size() || !std::isfinite(x))
-    fail(fmt::format("--{}: '{}' is not a finite number", name, s));
+    fail(fmt::format("--{}: {} is not a finite number", name, quote_input(s)));
   if (x < lo || x > hi) fail(fmt::format("--{}: {} is outside [{}, {}]", name, s, lo, hi));
   return x;
 }
@@ -95,7 +101,7 @@ int64_t CommandLine::get_int(const std::string& name, int64_t lo, int64_t hi) co
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != s.size()) fail(fmt::format("--{}: '{}' is not a whole number", name, s));
+  if (used == 0 || used != s.size()) fail(fmt::format("--{}: {} is not a whole number", name, quote_input(s)));
   if (x < lo || x > hi) fail(fmt::format("--{}: {} is outside [{}, {}]", name, s, lo, hi));
   return x;
 }
@@ -108,7 +114,7 @@ std::string CommandLine::get_choice(const std::string& name, std::initializer_li
     if (!list.empty()) list += '|';
     list += a;
   }
-  fail(fmt::format("--{}: '{}' is not one of {}", name, s, list));
+  fail(fmt::format("--{}: {} is not one of {}", name, quote_input(s), list));
 }
 
 void apply_thread_count(int threads) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "core/utf8.hpp"
 
 namespace lava {
@@ -105,7 +106,7 @@ class JsonParser {
         fail(at_end() ? "unexpected end of input inside an object" : fmt::format("expected a \"key\", got {}", describe_char(peek())));
       std::string key = parse_string();
       skip_ws();
-      if (at_end() || peek() != ':') fail(fmt::format("expected ':' after key \"{}\"", key));
+      if (at_end() || peek() != ':') fail(fmt::format("expected ':' after key {}", quote_input(key, '"')));
       ++pos_;
       skip_ws();
       JsonValue child = parse_value(depth + 1);
@@ -126,7 +127,7 @@ class JsonParser {
     });
     for (size_t i = 1; i < order.size(); ++i)
       if (v.obj_[order[i]].first == v.obj_[order[i - 1]].first)
-        fail(fmt::format("duplicate key \"{}\"", v.obj_[order[i]].first), v.obj_[order[i]].second.line_);
+        fail(fmt::format("duplicate key {}", quote_input(v.obj_[order[i]].first, '"')), v.obj_[order[i]].second.line_);
   }
 
   void parse_array(JsonValue& v, int depth) {
@@ -178,7 +179,7 @@ class JsonParser {
     double x = 0.0;
     auto [end, ec] = std::from_chars(text_.data() + begin, text_.data() + pos_, x);
     if (ec != std::errc() || end != text_.data() + pos_)
-      fail(fmt::format("number {} is out of the range of a double", text_.substr(begin, pos_ - begin)));
+      fail(fmt::format("number {} is out of the range of a double", quote_input(text_.substr(begin, pos_ - begin))));
     return x;
   }
 
@@ -259,7 +260,7 @@ const std::string& JsonValue::file() const {
 }
 
 std::string JsonValue::what_it_is() const {
-  if (index_ == -2) return fmt::format("key \"{}\"", key_);
+  if (index_ == -2) return fmt::format("key {}", quote_input(key_, '"'));
   if (index_ >= 0) return fmt::format("element {}", index_);
   return "value";
 }

@@ -61,16 +61,18 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
-bool is_valid_utf8(std::string_view text) {
+size_t first_invalid_utf8(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t before = pos;
     char32_t cp = next_codepoint(text, pos);
     // A genuine U+FFFD is three bytes long; the replacement for a bad byte advances by one.
-    if (cp == 0xFFFD && pos - before == 1) return false;
+    if (cp == 0xFFFD && pos - before == 1) return before;
   }
-  return true;
+  return std::string_view::npos;
 }
+
+bool is_valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
 size_t utf8_sequence_length(const unsigned char* p, size_t avail) {
   size_t pos = 0;

@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "data/vocab.hpp"
 
 namespace lava {
@@ -57,22 +58,21 @@ std::vector<SentenceAlignment> read_alignments(const std::string& path, std::spa
     for (std::string_view token : split_tokens(line)) {
       AlignmentLink link;
       if (!parse_link(token, link)) {
-        std::string shown(token.substr(0, 40));
         throw input_error(path, line_no,
-                          fmt::format("bad link \"{}{}\": expected i-j (or i?j / ipj for a possible link) with 0-based "
+                          fmt::format("bad link {}: expected i-j (or i?j / ipj for a possible link) with 0-based "
                                       "indices, source first",
-                                      shown, token.size() > 40 ? "..." : ""));
+                                      quote_input(token, '"')));
       }
       if (!lengths.empty()) {
         const SentenceLengths& len = lengths[out.size()];
         if (link.src >= len.src)
           throw input_error(path, line_no,
-                            fmt::format("link \"{}\": source index {} out of range for a source sentence of {} tokens",
-                                        token, link.src, len.src));
+                            fmt::format("link {}: source index {} out of range for a source sentence of {} tokens",
+                                        quote_input(token, '"'), link.src, len.src));
         if (link.tgt >= len.tgt)
           throw input_error(path, line_no,
-                            fmt::format("link \"{}\": target index {} out of range for a target sentence of {} tokens",
-                                        token, link.tgt, len.tgt));
+                            fmt::format("link {}: target index {} out of range for a target sentence of {} tokens",
+                                        quote_input(token, '"'), link.tgt, len.tgt));
       }
       links.push_back(link);
     }

@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "data/debian_packages.hpp"
 #include "data/text_clean.hpp"
 #include "data/tokenize.hpp"
@@ -104,7 +105,7 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '@';
       }))
     throw UsageError(
-        fmt::format("--lang: '{}' is not a gettext language code other than en (e.g. de, fr, pt_BR)", lang));
+        fmt::format("--lang: {} is not a gettext language code other than en (e.g. de, fr, pt_BR)", quote_input(lang)));
   if (options.out_dir.empty()) throw UsageError("--out: an output folder is required");
   if (options.min_tokens < 1 || options.max_tokens < options.min_tokens)
     throw UsageError(fmt::format("token limits {}..{}: need 1 <= min <= max", options.min_tokens, options.max_tokens));

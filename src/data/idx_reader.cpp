@@ -48,6 +48,21 @@ class GzReader {
     uint64_t got = read_some(dst, n);
     if (got != n) throw input_error(path_, 0, fmt::format("truncated: {} needs {} bytes, file has {}", what, n, got));
   }
+  // n bytes into a vector that grows with the data actually read (1 MiB at a time): the header's sizes are not
+  // trusted for the allocation, so a 12-byte file that declares 4 GiB fails as truncated instead of allocating it.
+  std::vector<uint8_t> read_vector(uint64_t n, const char* what) {
+    constexpr uint64_t kChunk = uint64_t(1) << 20;
+    std::vector<uint8_t> out;
+    while (out.size() < n) {
+      const uint64_t want = std::min(kChunk, n - out.size());
+      const size_t at = out.size();
+      out.resize(at + want);
+      const uint64_t got = read_some(out.data() + at, want);
+      if (got != want)
+        throw input_error(path_, 0, fmt::format("truncated: {} needs {} bytes, file has {}", what, n, at + got));
+    }
+    return out;
+  }
   // The data must end exactly where the header says it does.
   void expect_end() {
     unsigned char extra;
@@ -100,8 +115,7 @@ IdxImages read_idx_images(const std::string& path) {
   out.count = int(dims[0]);
   out.rows = int(dims[1]);
   out.cols = int(dims[2]);
-  out.pixels.resize(size_t(dims[0]) * dims[1] * dims[2]);
-  in.read_exactly(out.pixels.data(), out.pixels.size(), "the image data");
+  out.pixels = in.read_vector(uint64_t(dims[0]) * dims[1] * dims[2], "the image data");
   in.expect_end();
   return out;
 }
@@ -109,8 +123,7 @@ IdxImages read_idx_images(const std::string& path) {
 std::vector<uint8_t> read_idx_labels(const std::string& path) {
   GzReader in(path);
   std::vector<uint32_t> dims = read_idx_header(in, path, 1);
-  std::vector<uint8_t> labels(dims[0]);
-  in.read_exactly(labels.data(), labels.size(), "the label data");
+  std::vector<uint8_t> labels = in.read_vector(dims[0], "the label data");
   in.expect_end();
   return labels;
 }

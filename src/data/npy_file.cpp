@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -64,7 +65,7 @@ class HeaderDictParser {
         have_descr = true;
         std::string descr = parse_string();
         if (descr != "<f4")
-          fail(fmt::format("dtype '{}' is not supported; features must be little-endian float32 ('<f4')", descr));
+          fail(fmt::format("dtype {} is not supported; features must be little-endian float32 ('<f4')", quote_input(descr)));
       } else if (key == "fortran_order") {
         if (have_order) fail("duplicate key 'fortran_order'");
         have_order = true;
@@ -74,7 +75,7 @@ class HeaderDictParser {
         have_shape = true;
         h.shape = parse_shape();
       } else {
-        fail(fmt::format("unexpected key '{}' in the header", key));
+        fail(fmt::format("unexpected key {} in the header", quote_input(key)));
       }
       skip_space();
       if (peek() == ',') {

@@ -52,17 +52,6 @@ LineFile read_lines(const std::string& path) {
   return f;
 }
 
-// Byte offset of the first invalid UTF-8 sequence, or npos.
-size_t first_invalid_utf8(std::string_view text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t before = pos;
-    char32_t cp = next_codepoint(text, pos);
-    if (cp == 0xFFFD && pos - before == 1) return before;  // a real U+FFFD is 3 bytes; a bad byte advances by 1
-  }
-  return std::string_view::npos;
-}
-
 int64_t count_tokens(std::string_view line) {
   int64_t n = 0;
   bool in_token = false;

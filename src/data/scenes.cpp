@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "core/rng.hpp"
 #include "data/vocab.hpp"
 
@@ -323,7 +324,7 @@ ScenesReport build_scenes(const ScenesOptions& o) {
 
 SceneSet SceneSet::load(const std::string& dir, const std::string& split, const std::string& mnist_dir) {
   if (std::find(kSplits.begin(), kSplits.end(), split) == kSplits.end())
-    throw UsageError(fmt::format("unknown scene split '{}' (train, valid, test)", split));
+    throw UsageError(fmt::format("unknown scene split {} (train, valid, test)", quote_input(split)));
   const std::string meta_path = dir + "/meta.tsv";
   auto meta = read_meta(meta_path);
   auto value = [&](const std::string& key) -> const std::pair<std::string, long>& {

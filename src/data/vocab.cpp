@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {
@@ -147,7 +148,7 @@ Vocab Vocab::from_text(std::string_view text, const std::string& source) {
       throw fail(line, "token contains white space");
     if (!is_valid_utf8(token)) throw fail(line, "invalid UTF-8");
     if (auto it = v.ids_.find(token); it != v.ids_.end())
-      throw fail(line, fmt::format("duplicate token \"{}\" (also on line {})", token, it->second + 1));
+      throw fail(line, fmt::format("duplicate token {} (also on line {})", quote_input(token, '"'), it->second + 1));
     v.push(std::string(token));
   }
   if (v.size() < kNumSpecial)

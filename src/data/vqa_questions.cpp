@@ -7,6 +7,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
+#include "core/utf8.hpp"
 #include "data/scenes.hpp"
 
 namespace lava {
@@ -32,7 +34,7 @@ int64_t parse_index(std::string_view text, int64_t limit, const std::string& pat
     if (text[i] < '0' || text[i] > '9') ok = false;
     else v = v * 10 + (text[i] - '0');
   }
-  if (!ok) throw input_error(path, line, fmt::format("bad {} '{}': expected a non-negative integer", what, text));
+  if (!ok) throw input_error(path, line, fmt::format("bad {} {}: expected a non-negative integer", what, quote_input(text)));
   if (v >= limit) throw input_error(path, line, fmt::format("{} {} out of range [0, {})", what, v, limit));
   return v;
 }
@@ -62,7 +64,7 @@ VqaQuestion parse_question_line(std::string_view line, int num_images, int num_r
     for (std::string_view item : split_fields(f[3], ',')) {
       size_t colon = item.rfind(':');
       if (colon == std::string_view::npos || colon == 0)
-        throw input_error(path, lineno, fmt::format("bad answer count '{}': expected answer:count", item));
+        throw input_error(path, lineno, fmt::format("bad answer count {}: expected answer:count", quote_input(item)));
       int count = int(parse_index(item.substr(colon + 1), int64_t(1) << 30, path, lineno, "answer count"));
       q.answer_counts.emplace_back(std::string(item.substr(0, colon)), count);
     }
@@ -95,6 +97,9 @@ std::vector<VqaQuestion> read_vqa_questions(const std::string& path, int num_ima
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line[0] == '#') continue;
+    // As the corpus reader does: a byte that is not UTF-8 would be a word that no other reader of the file sees.
+    if (const size_t bad = first_invalid_utf8(line); bad != std::string_view::npos)
+      throw input_error(path, lineno, fmt::format("invalid UTF-8 at byte {} of the line", bad + 1));
     out.push_back(parse_question_line(line, num_images, num_regions, path, lineno));
   }
   return out;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "gemm/gemm.hpp"
 
 namespace lava {
@@ -146,7 +147,7 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
     if (t < 1) throw UsageError(fmt::format("gemm bench: thread count {} < 1", t));
   for (const auto& t : trans)
     if (t != "NN" && t != "NT" && t != "TN" && t != "TT")
-      throw UsageError(fmt::format("gemm bench: trans '{}' is not one of NN, NT, TN, TT", t));
+      throw UsageError(fmt::format("gemm bench: trans {} is not one of NN, NT, TN, TT", quote_input(t)));
 
   const OpenBlas* ob = open_blas();
   const int saved_threads = omp_get_max_threads();

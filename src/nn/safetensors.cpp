@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -95,6 +96,7 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& pat
     std::string dtype;
     NamedTensor t;
     t.name = name;
+    const std::string shown = quote_input(name, '"');  // a key may hold anything: escaped and cut
     int64_t begin = 0, end = 0;
     try {  // the entry's JSON; these messages name the key, we add the tensor
       dtype = entry.at("dtype").str();
@@ -104,21 +106,21 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& pat
       begin = offsets[0].as_int();
       end = offsets[1].as_int();
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{} (in tensor \"{}\")", e.what(), name));
+      throw InputError(fmt::format("{} (in tensor {})", e.what(), shown));
     }
     if (dtype != "F32")
-      throw fail(fmt::format("tensor \"{}\" has dtype {}; only F32 is supported (convert with tensor.float())", name, dtype));
+      throw fail(fmt::format("tensor {} has dtype {}; only F32 is supported (convert with tensor.float())", shown, quote_input(dtype)));
     uint64_t numel = 1;
     bool overflow = false;
     for (int64_t dim : t.shape) {
-      if (dim < 0) throw fail(fmt::format("tensor \"{}\": negative dimension in shape {}", name, shape_str(t.shape)));
+      if (dim < 0) throw fail(fmt::format("tensor {}: negative dimension in shape {}", shown, shape_str(t.shape)));
       overflow |= __builtin_mul_overflow(numel, uint64_t(dim), &numel);
     }
     if (begin < 0 || end < begin || uint64_t(end) > data.size())
-      throw fail(fmt::format("tensor \"{}\": data_offsets [{}, {}] out of range (data is {} bytes)", name, begin, end,
+      throw fail(fmt::format("tensor {}: data_offsets [{}, {}] out of range (data is {} bytes)", shown, begin, end,
                              data.size()));
     if (overflow || numel != uint64_t(end - begin) / 4 || (end - begin) % 4 != 0)
-      throw fail(fmt::format("tensor \"{}\": shape {} does not match data_offsets [{}, {}] ({} bytes of F32)", name,
+      throw fail(fmt::format("tensor {}: shape {} does not match data_offsets [{}, {}] ({} bytes of F32)", shown,
                              shape_str(t.shape), begin, end, end - begin));
     spans.push_back({uint64_t(begin), uint64_t(end), out.tensors.size()});
     out.tensors.push_back(std::move(t));
@@ -129,9 +131,9 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& pat
   });
   uint64_t covered = 0;
   for (const Span& s : spans) {
-    const std::string& name = out.tensors[s.tensor].name;
-    if (s.begin < covered) throw fail(fmt::format("tensor \"{}\": data_offsets overlap another tensor", name));
-    if (s.begin > covered) throw fail(fmt::format("tensor \"{}\": data_offsets leave a hole before byte {}", name, s.begin));
+    const std::string shown = quote_input(out.tensors[s.tensor].name, '"');
+    if (s.begin < covered) throw fail(fmt::format("tensor {}: data_offsets overlap another tensor", shown));
+    if (s.begin > covered) throw fail(fmt::format("tensor {}: data_offsets leave a hole before byte {}", shown, s.begin));
     covered = s.end;
   }
   if (covered != data.size())

@@ -1,11 +1,13 @@
 #include "report/table.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -13,7 +15,7 @@ OutputFormat parse_output_format(std::string_view s) {
   if (s == "table") return OutputFormat::table;
   if (s == "json") return OutputFormat::json;
   if (s == "csv") return OutputFormat::csv;
-  throw UsageError(fmt::format("--format must be table, json or csv (got \"{}\")", s));
+  throw UsageError(fmt::format("--format must be table, json or csv (got {})", quote_input(s, '"')));
 }
 
 std::string_view to_string(OutputFormat f) {
@@ -44,6 +46,14 @@ void Table::add_row(std::vector<Cell> cells) {
 }
 
 namespace {
+// A fixed-point column ("{:.3f}") would print a diverged run's ppl, e^200, as a 90-digit number: from 1e12 up such
+// a cell keeps the column's precision in scientific notation (1.523e+90). Below that the spec applies unchanged.
+std::string format_cell(const std::string& spec, double x) {
+  if (spec.ends_with("f}") && std::isfinite(x) && std::fabs(x) >= 1e12)
+    return fmt::format(fmt::runtime(spec.substr(0, spec.size() - 2) + "e}"), x);
+  return fmt::format(fmt::runtime(spec), x);
+}
+
 // Terminal columns of a UTF-8 string, counted as code points (continuation bytes 10xxxxxx do not count).
 size_t display_width(std::string_view s) {
   return size_t(std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
@@ -60,7 +70,7 @@ std::string Table::render_table() const {
   for (size_t r = 0; r < rows_.size(); ++r)
     for (size_t c = 0; c < ncol; ++c) {
       if (const double* x = std::get_if<double>(&rows_[r][c].value)) {
-        text[r][c] = fmt::format(fmt::runtime(columns_[c].spec), *x);
+        text[r][c] = format_cell(columns_[c].spec, *x);
       } else {
         text[r][c] = std::get<std::string>(rows_[r][c].value);
         numeric[c] = false;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -41,7 +42,7 @@ const std::string& ModelMetadata::get_choice(const char* key, std::initializer_l
   const std::string& v = get(key);
   for (const char* a : allowed)
     if (v == a) return v;
-  throw input_error(file_, 0, fmt::format("model metadata \"{}\" has the unknown value \"{}\"", key, v));
+  throw input_error(file_, 0, fmt::format("model metadata \"{}\" has the unknown value {}", key, quote_input(v, '"')));
 }
 
 AttnVariant ModelMetadata::get_attn() const {

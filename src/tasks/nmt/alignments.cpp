@@ -3,6 +3,7 @@
 #include <span>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -19,7 +20,7 @@ AlignWhich parse_align_which(const std::string& name) {
   if (name == "prior") return AlignWhich::prior;
   if (name == "posterior") return AlignWhich::posterior;
   if (name == "q") return AlignWhich::q;
-  throw UsageError(fmt::format("--which '{}': expected prior, posterior or q", name));
+  throw UsageError(fmt::format("--which {}: expected prior, posterior or q", quote_input(name)));
 }
 
 namespace {

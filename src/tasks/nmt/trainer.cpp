@@ -31,7 +31,7 @@ void print_epoch(const NmtTrainOptions& opt, const EpochRecord& r, int epoch, do
     std::printf("%s\n", j.str().c_str());
   } else {
     std::fprintf(stderr,
-                 "epoch %d%s  steps %lld  %.0fs  lr %.2e  train obj/tok %.4f kl %.4f | valid ppl %.3f elbo %.4f kl %.4f "
+                 "epoch %d%s  steps %lld  %.0fs  lr %.2e  train obj/tok %.4f kl %.4f | valid ppl %.6g elbo %.4f kl %.4f "
                  "gap %.4f H(p) %.3f%s\n",
                  epoch, partial ? " (partial)" : "", (long long)r.steps, seconds, r.lr, r.train_objective, r.train_kl,
                  v.ppl, v.elbo, v.kl, v.kl_gap, v.entropy, best ? "  (best)" : "");

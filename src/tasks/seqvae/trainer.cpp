@@ -38,7 +38,7 @@ void print_record(const SeqVaeTrainOptions& opt, const SeqVaeEpochRecord& r) {
   } else {
     std::fprintf(stderr,
                  "epoch %.2f  steps %lld  %.0fs  lr %.2e  β %.3f | train loss %.3f recon %.3f kl %.3f | valid elbo "
-                 "%.3f recon %.3f kl %.3f (per sentence)  ppl ≤ %.2f  active units %d/%d%s\n",
+                 "%.3f recon %.3f kl %.3f (per sentence)  ppl ≤ %.6g  active units %d/%d%s\n",
                  r.epoch, (long long)r.steps, r.seconds, r.lr, r.kl_weight, r.train_loss, r.train_recon, r.train_kl,
                  v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent, r.best ? "  (best)" : "");
   }

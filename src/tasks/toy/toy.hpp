@@ -8,25 +8,12 @@
 //   posterior   π_i = p_i f(x_i)_y / p(y)
 //   ELBO(q)     = Σ_i q_i log f(x_i)_y − KL(q‖p),  q = softmax(λ) fitted by Adam from λ = 0 (uniform q)
 //   kl_gap      = log_p_exact − ELBO, which must equal KL(q‖π) (identity_error = |kl_gap − KL(q‖π)|).
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "tasks/toy/params.hpp"
+
 namespace lava {
-
-struct ToyParams {
-  int K = 0, D = 0, H = 0, C = 0;
-  std::vector<double> features;  // (K, D)
-  std::vector<double> scores;    // (K)
-  std::vector<double> W1, b1;    // (H, D), (H)
-  std::vector<double> W2, b2;    // (C, H), (C)
-  int label = 0;
-};
-
-// Reads the JSON of `lava toy --params`; every shape problem is one InputError naming file and line.
-ToyParams toy_params_from_json(const std::string& path);
-// Draws every parameter from (seed) with the given sizes; the label is drawn too.
-ToyParams toy_params_random(uint64_t seed, int K, int D, int H, int C);
 
 struct ToyTracePoint {
   int step;

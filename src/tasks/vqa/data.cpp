@@ -7,6 +7,8 @@
 #include <map>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
+#include "core/utf8.hpp"
 #include "core/rng.hpp"
 #include "data/scenes.hpp"
 #include "core/parallel.hpp"
@@ -48,8 +50,8 @@ VqaSplit load_vqa_split(const VqaDataOptions& o, const std::string& split,
     s.features_path = substitute_split(o.features, split);
     const bool dir = is_directory(o.questions);
     if (!dir && o.questions.find("{split}") == std::string::npos)
-      throw UsageError(fmt::format("--questions '{}' is neither a directory nor a path containing {{split}}",
-                                   o.questions));
+      throw UsageError(fmt::format("--questions {} is neither a directory nor a path containing {{split}}",
+                                   quote_input(o.questions)));
     s.questions_path = dir ? o.questions + "/" + split + ".questions.tsv" : substitute_split(o.questions, split);
     const bool per_split = o.features.find("{split}") != std::string::npos;
     s.features = shared && !per_split ? shared : std::make_shared<NpyRegionFeatures>(s.features_path);
@@ -95,8 +97,10 @@ AnswerVocab AnswerVocab::from_text(std::string_view text, const std::string& sou
     text.remove_prefix(nl + 1);
     if (answer.empty() || answer.find_first_of("\t\r") != std::string::npos)
       throw input_error(source, 0, fmt::format("answer list line {} is empty or holds a tab", line));
+    if (const size_t bad = first_invalid_utf8(answer); bad != std::string::npos)
+      throw input_error(source, 0, fmt::format("answer list line {}: invalid UTF-8 at byte {}", line, bad + 1));
     if (!v.ids_.emplace(answer, v.size()).second)
-      throw input_error(source, 0, fmt::format("answer list line {} repeats '{}'", line, answer));
+      throw input_error(source, 0, fmt::format("answer list line {} repeats {}", line, quote_input(answer)));
     v.answers_.push_back(answer);
   }
   if (v.answers_.empty()) throw input_error(source, 0, "the answer list is empty");
