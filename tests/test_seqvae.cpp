@@ -59,8 +59,8 @@ SeqVaeTrainOptions small_train_options(const std::string& dir) {
   o.data.dir = dir;
   o.model.emb = 8, o.model.hidden = 16, o.model.latent = 4, o.model.attn_size = 8, o.model.heads = 2;
   o.model.tf_layers = 1, o.model.dropout = 0.1f;
-  o.batch_size = 16, o.eval.batch_size = 32, o.lr = 3e-3;
-  o.format = OutputFormat::json;
+  o.loop.batch_size = 16, o.eval.batch_size = 32, o.loop.lr = 3e-3;
+  o.loop.format = OutputFormat::json;
   return o;
 }
 
@@ -269,15 +269,15 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
     SeqVaeTrainOptions o = small_train_options(corpus.dir);
     o.model.encoder = encoder;
     o.model.score = encoder[0] == 'l' ? "additive" : "multiplicative";
-    o.batch_size = 48, o.max_steps = 2, o.free_bits = 0.1, o.kl_anneal = 2;
+    o.loop.batch_size = 48, o.loop.max_steps = 2, o.free_bits = 0.1, o.kl_anneal = 2;
     o.model.hidden = 32, o.model.attn_size = 16;  // large enough for the kernels to split over 2 threads
     auto train = [&](int threads) {
       omp_set_num_threads(threads);
-      o.save = corpus.tmp.file(fmt::format("{}-{}.safetensors", encoder, threads));
+      o.loop.save = corpus.tmp.file(fmt::format("{}-{}.safetensors", encoder, threads));
       CaptureStdout cap(corpus.tmp.file("stdout"));
       const SeqVaeTrainSummary s = train_seqvae(o);
       cap.finish();
-      LoadedSeqVae m = load_seqvae(o.save);
+      LoadedSeqVae m = load_seqvae(o.loop.save);
       std::vector<float> out(m.model->ps.values(), m.model->ps.values() + m.model->ps.size());
       out.push_back(float(s.best_valid.elbo));
       out.push_back(float(s.best_valid.kl));
@@ -294,7 +294,7 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
 TEST_CASE("seqvae: a few training steps raise the validation ELBO on the synthetic task") {
   SynthCorpus corpus;
   SeqVaeTrainOptions o = small_train_options(corpus.dir);
-  o.max_steps = 36, o.valid_every = 6, o.kl_anneal = 30, o.lr = 1e-2;
+  o.loop.max_steps = 36, o.loop.valid_every = 6, o.kl_anneal = 30, o.loop.lr = 1e-2;
   CaptureStdout cap(corpus.tmp.file("stdout"));
   const SeqVaeTrainSummary s = train_seqvae(o);
   const std::vector<JsonValue> lines = json_lines(cap.finish());
