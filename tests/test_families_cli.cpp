@@ -444,7 +444,7 @@ TEST_CASE("families cli: the best checkpoint follows the bound each variant trai
     best_nll = std::min(best_nll, e.at("valid_nll").number());
   }
   const LoadedNmt m = load_nmt(model);
-  CHECK(m.model->config().encoder == "embedding");
+  CHECK(m.model->config().encoder == NmtEncoder::embedding);
   CHECK(m.model->ps.find("encoder/embedding/W") >= 0);
   r = run_lava("train --data " + f.corpus + " --encoder lstm --save " + model + " -q");
   CHECK(r.code == 2);

@@ -31,7 +31,9 @@ using seqvae_test::Ref;
 
 SeqVaeConfig tiny_config(const std::string& dec_attn, const std::string& score, const std::string& encoder = "lstm") {
   SeqVaeConfig c;
-  c.encoder = encoder, c.dec_attn = dec_attn, c.score = score;
+  c.encoder = *enum_from_name(kSeqVaeEncoderNames, encoder);
+  c.dec_attn = *enum_from_name(kDecoderAttentionNames, dec_attn);
+  c.score = *enum_from_name(kSeqVaeScoreNames, score);
   c.vocab = 9, c.emb = 3, c.hidden = 4, c.latent = 2, c.layers = 1, c.attn_size = 3, c.heads = 2, c.tf_layers = 1;
   c.dropout = 0.f;
   return c;
@@ -267,8 +269,8 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
   for (const char* encoder : {"lstm", "transformer"}) {
     CAPTURE(encoder);
     SeqVaeTrainOptions o = small_train_options(corpus.dir);
-    o.model.encoder = encoder;
-    o.model.score = encoder[0] == 'l' ? "additive" : "multiplicative";
+    o.model.encoder = *enum_from_name(kSeqVaeEncoderNames, encoder);
+    o.model.score = encoder[0] == 'l' ? SeqVaeScore::additive : SeqVaeScore::multiplicative;
     o.loop.batch_size = 48, o.loop.max_steps = 2, o.free_bits = 0.1, o.kl_anneal = 2;
     o.model.hidden = 32, o.model.attn_size = 16;  // large enough for the kernels to split over 2 threads
     auto train = [&](int threads) {

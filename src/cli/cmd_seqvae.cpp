@@ -91,9 +91,9 @@ int cmd_train_seqvae(int argc, char** argv) {
   o.vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
   o.vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
   SeqVaeConfig& m = o.model;
-  m.encoder = cl.get_choice("encoder", {"lstm", "transformer"});
-  m.dec_attn = cl.get_choice("dec-attn", {"soft", "none"});
-  m.score = cl.get_choice("score", {"additive", "multiplicative"});
+  m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
+  m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
+  m.score = cl.get_enum("score", kSeqVaeScoreNames);
   m.latent = int(cl.get_int("latent-size", 1, 65536));
   m.emb = int(cl.get_int("emb-size", 1, 65536));
   m.hidden = int(cl.get_int("hidden-size", 2, 65536));
@@ -103,7 +103,7 @@ int cmd_train_seqvae(int argc, char** argv) {
   m.heads = int(cl.get_int("heads", 1, 1024));
   m.tf_layers = int(cl.get_int("tf-layers", 1, 64));
   m.ff = int(cl.get_int("ff-size", 0, 1 << 20));
-  if (m.encoder == "transformer" && m.hidden % m.heads)
+  if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)
     cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));
   m.dropout = float(cl.get_double("dropout", 0, 0.95));
   o.kl_anneal = cl.get_int("kl-anneal", 0, INT64_MAX);
@@ -119,7 +119,8 @@ int cmd_train_seqvae(int argc, char** argv) {
   const SeqVaeEvalFigures& v = s.best_valid;
   if (o.loop.format == OutputFormat::json) {
     JsonLine j;
-    j.add("event", "done").add("task", "seqvae").add("encoder", m.encoder).add("dec_attn", m.dec_attn);
+    j.add("event", "done").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, m.encoder));
+    j.add("dec_attn", enum_name(kDecoderAttentionNames, m.dec_attn));
     j.add("kl_anneal", o.kl_anneal).add("free_bits", o.free_bits).add("steps", s.steps).add("epochs", s.epochs);
     j.add("best_epoch", s.best_epoch).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
     add_seqvae_figures(j, v);
@@ -128,7 +129,8 @@ int cmd_train_seqvae(int argc, char** argv) {
   } else {
     std::printf("trained seqvae (%s encoder, %s decoder attention): %lld steps in %.1f s (%.0f tokens/s); best valid "
                 "(epoch %.2f) elbo %.3f = recon %.3f - kl %.3f per sentence, ppl <= %.2f, active units %d/%d\n",
-                m.encoder.c_str(), m.dec_attn.c_str(), (long long)s.steps, s.seconds, s.tokens_per_second,
+                enum_name(kSeqVaeEncoderNames, m.encoder), enum_name(kDecoderAttentionNames, m.dec_attn),
+                (long long)s.steps, s.seconds, s.tokens_per_second,
                 s.best_epoch, v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent);
   }
   std::fflush(stdout);
@@ -191,7 +193,7 @@ int cmd_eval_seqvae(int argc, char** argv) {
   t.add_column("kl", ".3f").add_column("elbo_per_token", ".4f").add_column("recon_per_token", ".4f");
   t.add_column("kl_per_token", ".4f").add_column("ppl_bound", ".2f").add_column("iw", ".3f");
   t.add_column("ppl_iw", ".2f").add_column("active_units").add_column("latent");
-  t.add_row({"eval", cfg.encoder, cfg.dec_attn, split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
+  t.add_row({"eval", enum_name(kSeqVaeEncoderNames, cfg.encoder), enum_name(kDecoderAttentionNames, cfg.dec_attn), split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
              f.elbo_per_token, f.recon_per_token, f.kl_per_token, f.ppl_bound, f.iw, f.ppl_iw, f.active_units,
              f.latent});
   t.print(stdout, format);

@@ -65,8 +65,8 @@ int cmd_train(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  o.model.score = cl.get_choice("score", {"mlp", "general", "dot"});
-  o.model.encoder = cl.get_choice("encoder", {"bilstm", "embedding"});
+  o.model.score = cl.get_enum("score", kNmtScoreNames);
+  o.model.encoder = cl.get_enum("encoder", kNmtEncoderNames);
   o.model.emb = int(cl.get_int("emb-size", 1, 65536));
   o.model.hidden = int(cl.get_int("hidden-size", 2, 65536));
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");

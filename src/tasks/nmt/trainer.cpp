@@ -152,10 +152,10 @@ RunIdentity NmtTask::identity() const {
     for (const SentencePair& p : *pairs) h.add_vector(p.src).add_vector(p.tgt);
   const Seq2SeqConfig& m = opt_.model;
   RunIdentity id{{"--attn", variant_info(m.attn).name},
-                 {"--score", m.score},
+                 {"--score", enum_name(kNmtScoreNames, m.score)},
                  {"--emb-size", exact(m.emb)},
                  {"--hidden-size", exact(m.hidden)},
-                 {"--encoder", m.encoder},
+                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)},
                  {"--attn-size", exact(m.attn_size)},
                  {"--inf-hidden", exact(m.inf_hidden)},
                  {"--layers", exact(m.layers)},

@@ -127,7 +127,8 @@ class SeqVaeTask final : public TrainTask {
     const SeqVaeEvalFigures& v = e.valid;
     ReportLine line;
     JsonLine& j = line.json;
-    j.add("event", "epoch").add("task", "seqvae").add("encoder", cfg_.encoder).add("dec_attn", cfg_.dec_attn);
+    j.add("event", "epoch").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, cfg_.encoder))
+        .add("dec_attn", enum_name(kDecoderAttentionNames, cfg_.dec_attn));
     j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
     j.add("kl_weight", e.kl_weight).add("free_bits", opt_.free_bits);
     j.add("train_loss", e.train_loss).add("train_recon", e.train_recon).add("train_kl", e.train_kl);
@@ -154,9 +155,9 @@ class SeqVaeTask final : public TrainTask {
     for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
       for (const SentencePair& p : *pairs) h.add_vector(p.tgt);
     const SeqVaeConfig& m = opt_.model;
-    return {{"--encoder", m.encoder},
-            {"--dec-attn", m.dec_attn},
-            {"--score", m.score},
+    return {{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
+            {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
+            {"--score", enum_name(kSeqVaeScoreNames, m.score)},
             {"--latent-size", exact(m.latent)},
             {"--emb-size", exact(m.emb)},
             {"--hidden-size", exact(m.hidden)},
