@@ -8,6 +8,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "tasks/seqvae/trainer.hpp"
 #include "core/json.hpp"
 
@@ -43,6 +44,26 @@ void add_data_options(CommandLine& cl, const char* lang_default) {
 
 }  // namespace
 
+namespace {
+
+const OptionTable<SeqVaeConfig>& seqvae_model_table() {
+  using C = SeqVaeConfig;
+  static const OptionTable<C> table = {
+      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
+      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
+      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
+      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
+  };
+  return table;
+}
+
+}  // namespace
+
 int cmd_train_seqvae(int argc, char** argv) {
   const std::string description = fmt::format(
       "Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
@@ -69,18 +90,10 @@ int cmd_train_seqvae(int argc, char** argv) {
       ("eval-batch-size", po::value<std::string>()->default_value("64"), "sentences per validation batch")        //
       ("valid-samples", po::value<std::string>()->default_value("1"), "samples of z per validation sentence")     //
       ("au-threshold", po::value<std::string>()->default_value("0.01"), "active unit: Var_X E[z_d|X] above this")  //
-      ("latent-size", po::value<std::string>()->default_value("32"), "dimensions of z")                          //
-      ("emb-size", po::value<std::string>()->default_value("128"), "word embedding size")                        //
-      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")   //
-      ("attn-size", po::value<std::string>()->default_value("128"), "additive score hidden size")               //
-      ("layers", po::value<std::string>()->default_value("1"), "LSTM layers (BiLSTM encoder and decoder)")       //
-      ("heads", po::value<std::string>()->default_value("4"), "transformer: attention heads (divide --hidden-size)")  //
-      ("tf-layers", po::value<std::string>()->default_value("2"), "transformer: encoder layers")                 //
-      ("ff-size", po::value<std::string>()->default_value("0"), "transformer: feed-forward size (0 = 4 x hidden)")  //
-      ("dropout", po::value<std::string>()->default_value("0.2"), "dropout on embeddings, between layers, before the output")  //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
+  add_option_table(cl.options(), seqvae_model_table(), SeqVaeConfig());
   add_loop_options(cl.options(), SeqVaeTrainOptions().loop, "sentences");
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"seqvae"});
@@ -94,18 +107,10 @@ int cmd_train_seqvae(int argc, char** argv) {
   m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
   m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
   m.score = cl.get_enum("score", kSeqVaeScoreNames);
-  m.latent = int(cl.get_int("latent-size", 1, 65536));
-  m.emb = int(cl.get_int("emb-size", 1, 65536));
-  m.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  read_option_table(cl, seqvae_model_table(), m);
   if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
-  m.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  m.layers = int(cl.get_int("layers", 1, 16));
-  m.heads = int(cl.get_int("heads", 1, 1024));
-  m.tf_layers = int(cl.get_int("tf-layers", 1, 64));
-  m.ff = int(cl.get_int("ff-size", 0, 1 << 20));
   if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)
     cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));
-  m.dropout = float(cl.get_double("dropout", 0, 0.95));
   o.kl_anneal = cl.get_int("kl-anneal", 0, INT64_MAX);
   o.free_bits = cl.get_double("free-bits", 0, 1e6);
   o.eval.batch_size = int(cl.get_int("eval-batch-size", 1, 100000));

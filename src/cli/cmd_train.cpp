@@ -8,12 +8,30 @@
 #include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
 #include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "cli/variant_options.hpp"
 #include "core/stop_signal.hpp"
 #include "tasks/nmt/trainer.hpp"
 #include "core/json.hpp"
 
 namespace lava {
+
+namespace {
+
+const OptionTable<Seq2SeqConfig>& nmt_model_table() {
+  using C = Seq2SeqConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "MLP scorer hidden size"},
+      {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
+  };
+  return table;
+}
+
+}  // namespace
 
 int cmd_train(int argc, char** argv) {
   const std::string task = task_of(argc, argv, "nmt");
@@ -40,15 +58,10 @@ int cmd_train(int argc, char** argv) {
       ("encoder", po::value<std::string>()->default_value("bilstm"),
        "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //
       ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here")  //
-      ("emb-size", po::value<std::string>()->default_value("128"), "word embedding size")         //
-      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")  //
-      ("attn-size", po::value<std::string>()->default_value("128"), "MLP scorer hidden size")    //
-      ("inf-hidden", po::value<std::string>()->default_value("128"), "inference network BiLSTM size")  //
-      ("layers", po::value<std::string>()->default_value("1"), "LSTM layers (encoder and decoder)")  //
-      ("dropout", po::value<std::string>()->default_value("0.3"), "dropout probability")          //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
+  add_option_table(cl.options(), nmt_model_table(), Seq2SeqConfig());
   add_loop_options(cl.options(), NmtTrainOptions().loop, "sentence pairs");
   add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
@@ -67,14 +80,9 @@ int cmd_train(int argc, char** argv) {
   }
   o.model.score = cl.get_enum("score", kNmtScoreNames);
   o.model.encoder = cl.get_enum("encoder", kNmtEncoderNames);
-  o.model.emb = int(cl.get_int("emb-size", 1, 65536));
-  o.model.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  read_option_table(cl, nmt_model_table(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
-  o.model.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  o.model.inf_hidden = int(cl.get_int("inf-hidden", 2, 65536));
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
-  o.model.layers = int(cl.get_int("layers", 1, 16));
-  o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
   read_variant_options(cl, o.model.variant, o.objective);
   read_loop_options(cl, o.loop);
   if (cl.has("plot")) o.plot_dir = cl.get_string("plot");

@@ -6,6 +6,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "cli/variant_options.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
@@ -58,6 +59,23 @@ std::string plot_dir(const CommandLine& cl) {
 
 }  // namespace
 
+namespace {
+
+const OptionTable<VqaConfig>& vqa_model_table() {
+  using C = VqaConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
+      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
+      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
+      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
+  };
+  return table;
+}
+
+}  // namespace
+
 int cmd_train_vqa(int argc, char** argv) {
   CommandLine cl("train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
                  std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
@@ -76,13 +94,8 @@ int cmd_train_vqa(int argc, char** argv) {
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())               //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
-      ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch")  //
-      ("emb-size", po::value<std::string>()->default_value("64"), "question word embedding size")         //
-      ("hidden-size", po::value<std::string>()->default_value("128"), "question LSTM and region projection size")  //
-      ("attn-size", po::value<std::string>()->default_value("64"), "hidden size of the prior's and q's MLP scorers")  //
-      ("mlp-size", po::value<std::string>()->default_value("128"), "hidden size of the answer MLP")       //
-      ("answer-emb", po::value<std::string>()->default_value("64"), "q: answer embedding size")           //
-      ("dropout", po::value<std::string>()->default_value("0.1"), "dropout on the answer MLP's hidden layer");
+      ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
+  add_option_table(cl.options(), vqa_model_table(), VqaConfig());
   add_loop_options(cl.options(), VqaTrainOptions().loop, "questions");
   add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
@@ -93,12 +106,7 @@ int cmd_train_vqa(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  o.model.emb = int(cl.get_int("emb-size", 1, 65536));
-  o.model.hidden = int(cl.get_int("hidden-size", 1, 65536));
-  o.model.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  o.model.mlp = int(cl.get_int("mlp-size", 1, 65536));
-  o.model.answer_emb = int(cl.get_int("answer-emb", 1, 65536));
-  o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
+  read_option_table(cl, vqa_model_table(), o.model);
   read_variant_options(cl, o.model.variant, o.objective);
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));
