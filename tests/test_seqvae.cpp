@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autodiff/ops_layernorm.hpp"
+#include "capture_stdout.hpp"
 #include "check_input_error.hpp"
 #include "cli/cmd_seqvae.hpp"
 #include "core/atomic_file.hpp"
@@ -64,44 +65,6 @@ SeqVaeTrainOptions small_train_options(const std::string& dir) {
   o.loop.batch_size = 16, o.eval.batch_size = 32, o.loop.lr = 3e-3;
   o.loop.format = OutputFormat::json;
   return o;
-}
-
-// Captures stdout into a file while alive (the training loop and the CLI functions print there).
-struct CaptureStdout {
-  std::string path;
-  int saved;
-  explicit CaptureStdout(std::string p) : path(std::move(p)) {
-    std::fflush(stdout);
-    saved = dup(1);
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    dup2(fileno(f), 1);
-    std::fclose(f);
-  }
-  std::string finish() {
-    if (saved < 0) return read_file(path);
-    std::fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    saved = -1;
-    return read_file(path);
-  }
-  ~CaptureStdout() {  // restores stdout when a failed REQUIRE leaves the test early
-    if (saved >= 0) std::fflush(stdout), dup2(saved, 1), close(saved);
-  }
-};
-
-std::vector<JsonValue> json_lines(const std::string& out) {
-  std::vector<JsonValue> rows;
-  size_t begin = 0;
-  for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1)
-    rows.push_back(parse_json(out.substr(begin, end - begin), "stdout"));
-  return rows;
-}
-
-int run(int (*cmd)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return cmd(int(argv.size()), argv.data());
 }
 
 }  // namespace
