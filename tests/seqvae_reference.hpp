@@ -94,9 +94,9 @@ struct Ref {
       x.insert(x.end(), s.z.begin(), s.z.end());
       lstm_step("decoder/l0", *this, x, hd, cd);
       std::vector<double> pre = linear("out/h", hd);
-      if (cfg.dec_attn == "soft") {
+      if (cfg.dec_attn == lava::DecoderAttention::soft) {
         std::vector<double> score(static_cast<size_t>(n));
-        if (cfg.score == "additive") {
+        if (cfg.score == lava::SeqVaeScore::additive) {
           const std::vector<double> Wq = p("score/W_q"), Wk = p("score/W_k"), v = p("score/v");
           const int A = cfg.attn_size;
           for (int i = 0; i < n; ++i)

@@ -187,7 +187,7 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
                   Case{AttnVariant::var_enum, "dot", 1, 0}, Case{AttnVariant::marginal, "mlp", 1, 1}, Case{AttnVariant::hard_enum, "mlp", 1, 3},
                   Case{AttnVariant::soft, "mlp", 2, 0}, Case{AttnVariant::none, "mlp", 1, 0}}) {
     Seq2SeqConfig cfg = small_config(corpus, cs.v, cs.layers);
-    cfg.score = cs.score;
+    cfg.score = *enum_from_name(kNmtScoreNames, cs.score);
     Seq2Seq model(cfg);
     model.ps.init_uniform(0.8f, 5);  // large enough for peaked, position-dependent distributions
     const Batch batch = make_batch(corpus.valid.pairs, std::vector<int>{0, 1, 2, 3, 4, 5});

@@ -19,7 +19,7 @@
 #include "core/stop_signal.hpp"
 #include "data/synth_task.hpp"
 #include "tasks/nmt/trainer.hpp"
-#include "tasks/nmt/train_state.hpp"
+#include "train/resume_state.hpp"
 #include "nn/safetensors.hpp"
 #include "report/progress.hpp"
 #include "temp_dir.hpp"
@@ -48,9 +48,9 @@ NmtTrainOptions tiny_options(const std::string& save) {
   o.corpus.dir = corpus_dir();
   o.model.attn = AttnVariant::var_sample;  // sampling and dropout: both need the counter-based streams to line up
   o.model.emb = 8, o.model.hidden = 12, o.model.attn_size = 6, o.model.inf_hidden = 6, o.model.dropout = 0.3f;
-  o.epochs = 3, o.batch_size = 8, o.lr = 0.02, o.seed = 7;
-  o.save = save;
-  o.format = OutputFormat::json;
+  o.loop.epochs = 3, o.loop.batch_size = 8, o.loop.lr = 0.02, o.loop.seed = 7;
+  o.loop.save = save;
+  o.loop.format = OutputFormat::json;
   return o;
 }
 
@@ -111,7 +111,8 @@ std::vector<std::string> epoch_lines(const std::string& text) {
 
 bool is_partial(const std::string& line) { return line.find("\"partial\":true") != std::string::npos; }
 
-// Two resume states hold the same bits: every tensor, and every metadata entry except the wall-clock time.
+// Two resume states hold the same bits: every tensor, and every metadata entry except the wall-clock times (the
+// training time, and each history line's fourth field).
 void check_same_state(const std::string& a_path, const std::string& b_path) {
   const SafetensorsFile a = load_safetensors(a_path), b = load_safetensors(b_path);
   REQUIRE(a.tensors.size() == b.tensors.size());
@@ -123,6 +124,8 @@ void check_same_state(const std::string& a_path, const std::string& b_path) {
   }
   auto am = a.metadata, bm = b.metadata;
   am.erase("state.seconds"), bm.erase("state.seconds");
+  const std::regex seconds("^(\\S+ \\S+ \\S+) \\S+", std::regex::multiline);
+  for (auto* m : {&am, &bm}) (*m)["history"] = std::regex_replace((*m)["history"], seconds, "$1 _");
   CHECK(am == bm);
 }
 
@@ -133,7 +136,7 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   const std::string full = tmp.file("full.st"), part = tmp.file("part.st");
   // Uninterrupted: 10 steps = epochs 1 and 2 (4 batches each) and half of epoch 3.
   NmtTrainOptions o = tiny_options(full);
-  o.max_steps = 10;
+  o.loop.max_steps = 10;
   NmtTrainSummary s_full;
   capture_stdout(tmp.file("full.out"), [&] { s_full = train_nmt(o); });
   // Stopped after step 3 (inside epoch 1), resumed to step 6 (inside epoch 2), resumed to step 10.
@@ -141,8 +144,8 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   NmtTrainSummary s_part;
   for (int64_t stop : {3, 6, 10}) {
     NmtTrainOptions p = tiny_options(part);
-    p.max_steps = stop;
-    if (stop > 3) p.resume = resume_state_path(part);
+    p.loop.max_steps = stop;
+    if (stop > 3) p.loop.resume = resume_state_path(part);
     capture_stdout(tmp.file("part.out"), [&] { s_part = train_nmt(p); });
     for (const std::string& l : epoch_lines(slurp(tmp.file("part.out"))))
       if (!is_partial(l) || stop == 10) chained.push_back(l);  // a stop's own partial line is not in the full run
@@ -158,50 +161,52 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   check_same_state(resume_state_path(full), resume_state_path(part));
 }
 
-TEST_CASE("resume: a stop's own validation that replaces the best model leaves a backup the resumed run puts back") {
-  // An uninterrupted run validates only at epoch ends. When the validation of a mid-epoch stop beats the best
-  // epoch, the stop's model becomes the best-model file and the state keeps the file's previous content; a resumed
-  // run writes it back. The best figure is set by hand here so that both cases happen for sure.
+TEST_CASE("resume: the best-model file is only replaced by a better model, never by a resumed or failed run") {
+  // Issue 21, defect 1 (through the binary, so that the same test runs against an older one). A stop inside epoch 2
+  // validates its model, which beats epoch 1 and becomes the best-model file. Resuming must not put the older
+  // epoch-1 model back: not when the resumed run fails (here: its --plot directory cannot be made), and not at any
+  // later point unless a validation beats the stop's figure.
   TempDir tmp("resume_best");
   const std::string model = tmp.file("m.st"), state = resume_state_path(model);
-  auto set_best_elbo = [&](const std::string& value) {
-    SafetensorsFile f = load_safetensors(state);
-    f.metadata["best_valid.elbo"] = value;
-    save_safetensors(state, f.tensors, f.metadata);
-  };
-  NmtTrainOptions o = tiny_options(model);
-  o.max_steps = 4;  // epoch 1: its model is the best-model file
-  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
-  const std::string epoch1_model = slurp(model);
-  CHECK(load_safetensors(model).metadata.at("epoch") == "1");
-  CHECK(load_safetensors(state).metadata.at("best_model.present") == "0");
+  const std::string flags = tiny_flags() + " --epochs 3 --save " + model;
+  const CliResult first = run_lava("train " + flags + " --max-steps 6");  // epoch 1 (4 batches) and 2 of epoch 2
+  REQUIRE(first.code == 0);
+  std::vector<std::string> lines = epoch_lines(first.out);
+  REQUIRE(lines.size() == 2);
+  REQUIRE(is_partial(lines[1]));
+  REQUIRE(lines[1].find("\"best\":true") != std::string::npos);  // the stop's model beat epoch 1
+  const std::string stop_model = slurp(model);
 
-  set_best_elbo("-1e9");  // any validation beats it: the stop after step 7 replaces the best model
-  o.resume = state, o.max_steps = 7;
-  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
-  CHECK(slurp(model) != epoch1_model);
-  const SafetensorsFile with_backup = load_safetensors(state);
-  CHECK(with_backup.metadata.at("best_model.present") == "1");
-  CHECK(with_backup.metadata.at("best_model.extra.epoch") == "1");
-  CHECK(with_backup.metadata.at("best_valid.elbo") == "-1000000000");  // the stop changed no trajectory figure
-  CHECK(with_backup.metadata.at("state.step") == "7");
+  // A resumed run that fails before training leaves the file alone.
+  write_text(tmp.file("plain"), "x");
+  const CliResult failing = run_lava("train " + flags + " --resume " + state + " --plot " + tmp.file("plain/plots"));
+  CHECK(failing.code == 1);
+  CHECK(slurp(model) == stop_model);
 
-  set_best_elbo("0");  // no validation beats it: the file must end as the backup wrote it back
-  o.max_steps = 0, o.epochs = 2;
-  capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
-  CHECK(slurp(model) == epoch1_model);
-  CHECK(load_safetensors(state).metadata.at("best_model.present") == "0");
-  CHECK(load_safetensors(state).metadata.at("state.epoch") == "3");
+  // Resumed to the end: the file holds the model of the best validation any session printed.
+  const CliResult last = run_lava("train " + flags + " --resume " + state);
+  REQUIRE(last.code == 0);
+  for (const std::string& l : epoch_lines(last.out)) lines.push_back(l);
+  double best_elbo = -INFINITY;
+  std::string best_ppl;
+  const std::regex elbo("\"valid_elbo\":([^,}]*)"), ppl("\"valid_ppl\":([^,}]*)");
+  for (const std::string& l : lines) {
+    std::smatch me, mp;
+    REQUIRE(std::regex_search(l, me, elbo));
+    REQUIRE(std::regex_search(l, mp, ppl));
+    if (std::stod(me[1]) > best_elbo) best_elbo = std::stod(me[1]), best_ppl = mp[1];
+  }
+  CHECK(std::stod(load_safetensors(model).metadata.at("valid_ppl")) == std::stod(best_ppl));
 }
 
 TEST_CASE("resume: options that shape training must match the saved run") {
   TempDir tmp("resume_opts");
   NmtTrainOptions o = tiny_options(tmp.file("m.st"));
-  o.max_steps = 2;
+  o.loop.max_steps = 2;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   auto refused = [&](NmtTrainOptions p, const std::string& option) {
-    p.resume = resume_state_path(o.save);
-    p.max_steps = 4;  // stopping criteria may change
+    p.loop.resume = resume_state_path(o.loop.save);
+    p.loop.max_steps = 4;  // stopping criteria may change
     try {
       capture_stdout(tmp.file("out"), [&] { train_nmt(p); });
       FAIL("resumed despite a different " << option);
@@ -209,24 +214,24 @@ TEST_CASE("resume: options that shape training must match the saved run") {
       const std::string msg = e.what();
       INFO(msg);
       CHECK(msg.find(option) != std::string::npos);
-      CHECK(msg.find(p.resume) != std::string::npos);
+      CHECK(msg.find(p.loop.resume) != std::string::npos);
       CHECK(msg.find('\n') == std::string::npos);
     }
   };
   NmtTrainOptions p = o;
-  p.batch_size = 4;
+  p.loop.batch_size = 4;
   refused(p, "--batch-size");
   p = o, p.model.hidden = 16;
   refused(p, "--hidden-size");
   p = o, p.model.attn = AttnVariant::var_enum;
   refused(p, "--attn");
-  p = o, p.seed = 8;
+  p = o, p.loop.seed = 8;
   refused(p, "--seed");
   p = o, p.corpus.max_len = 4;  // drops pairs
   refused(p, "--max-len");
 
   // The command line: one line, exit 2.
-  const CliResult r = run_lava("train " + tiny_flags() + " --hidden-size 16 --resume " + resume_state_path(o.save));
+  const CliResult r = run_lava("train " + tiny_flags() + " --hidden-size 16 --resume " + resume_state_path(o.loop.save));
   CHECK(r.code == 2);
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("--hidden-size") != std::string::npos);
@@ -235,19 +240,19 @@ TEST_CASE("resume: options that shape training must match the saved run") {
 TEST_CASE("resume: a damaged resume state is one InputError naming the file") {
   TempDir tmp("resume_bad");
   NmtTrainOptions o = tiny_options(tmp.file("m.st"));
-  o.max_steps = 1;
+  o.loop.max_steps = 1;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
-  const std::string good = slurp(resume_state_path(o.save));
+  const std::string good = slurp(resume_state_path(o.loop.save));
   const std::string bad = tmp.file("bad.st.resume");
   NmtTrainOptions p = tiny_options(tmp.file("bad.st"));
-  p.resume = bad;
+  p.loop.resume = bad;
   for (size_t keep : {size_t(0), size_t(5), good.size() / 2, good.size() - 1}) {
     write_text(bad, good.substr(0, keep));
     CAPTURE(keep);
     check_input_error([&] { train_nmt(p); }, bad);
   }
   // A model file is not a resume state.
-  check_input_error([&] { p.resume = o.save, train_nmt(p); }, o.save, "not a LAVA resume state");
+  check_input_error([&] { p.loop.resume = o.loop.save, train_nmt(p); }, o.loop.save, "not a LAVA resume state");
 
   write_text(bad, good.substr(0, good.size() / 2));
   const CliResult r = run_lava("train " + tiny_flags() + " --resume " + bad);
@@ -259,32 +264,32 @@ TEST_CASE("resume: a damaged resume state is one InputError naming the file") {
 TEST_CASE("resume: a step with a non-finite loss writes no state") {
   TempDir tmp("resume_nan");
   NmtTrainOptions o = tiny_options(tmp.file("m.st"));
-  o.max_steps = 1;
+  o.loop.max_steps = 1;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   // Parameters of ±3e38: finite, so the state loads, but the first step's sums meet +inf and −inf.
-  const std::string state = resume_state_path(o.save);
+  const std::string state = resume_state_path(o.loop.save);
   SafetensorsFile f = load_safetensors(state);
   for (NamedTensor& t : f.tensors)
     if (t.name.rfind("param.", 0) == 0)
       for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = i % 2 ? 3e38f : -3e38f;
   save_safetensors(state, f.tensors, f.metadata);
-  const std::string before = slurp(state), model_before = slurp(o.save);
-  o.max_steps = 5;
-  o.resume = state;
+  const std::string before = slurp(state), model_before = slurp(o.loop.save);
+  o.loop.max_steps = 5;
+  o.loop.resume = state;
   NmtTrainSummary s;
   capture_stdout(tmp.file("out"), [&] { s = train_nmt(o); });
   CHECK(s.stopped_on_nan);
   CHECK(s.steps == 1);
   CHECK(slurp(tmp.file("out.err")).find("became nan at step 1") != std::string::npos);
   CHECK(slurp(state) == before);
-  CHECK(slurp(o.save) == model_before);
+  CHECK(slurp(o.loop.save) == model_before);
 }
 
 TEST_CASE("resume: --plot writes learning curves and attention heatmaps with the words") {
   TempDir tmp("resume_plot");
   NmtTrainOptions o = tiny_options(tmp.file("m.st"));
   o.plot_dir = tmp.file("plots/sub");  // created if missing
-  o.epochs = 2;
+  o.loop.epochs = 2;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   const std::string valid_src = slurp(corpus_dir() + "/valid.de"), valid_tgt = slurp(corpus_dir() + "/valid.en");
   const std::string first_src = valid_src.substr(0, valid_src.find(' '));
@@ -310,7 +315,7 @@ TEST_CASE("resume: --plot writes learning curves and attention heatmaps with the
   }
   CHECK(!std::filesystem::exists(o.plot_dir + "/attention-5.svg"));
   // Without q there is no q picture.
-  o.model.attn = AttnVariant::soft, o.plot_dir = tmp.file("soft"), o.epochs = 1;
+  o.model.attn = AttnVariant::soft, o.plot_dir = tmp.file("soft"), o.loop.epochs = 1;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   CHECK(std::filesystem::exists(o.plot_dir + "/attention-1.svg"));
   CHECK(!std::filesystem::exists(o.plot_dir + "/attention-1-q.svg"));

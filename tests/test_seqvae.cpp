@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autodiff/ops_layernorm.hpp"
+#include "capture_stdout.hpp"
 #include "check_input_error.hpp"
 #include "cli/cmd_seqvae.hpp"
 #include "core/atomic_file.hpp"
@@ -33,7 +34,9 @@ using seqvae_test::Ref;
 
 SeqVaeConfig tiny_config(const std::string& dec_attn, const std::string& score, const std::string& encoder = "lstm") {
   SeqVaeConfig c;
-  c.encoder = encoder, c.dec_attn = dec_attn, c.score = score;
+  c.encoder = *enum_from_name(kSeqVaeEncoderNames, encoder);
+  c.dec_attn = *enum_from_name(kDecoderAttentionNames, dec_attn);
+  c.score = *enum_from_name(kSeqVaeScoreNames, score);
   c.vocab = 9, c.emb = 3, c.hidden = 4, c.latent = 2, c.layers = 1, c.attn_size = 3, c.heads = 2, c.tf_layers = 1;
   c.dropout = 0.f;
   return c;
@@ -61,47 +64,9 @@ SeqVaeTrainOptions small_train_options(const std::string& dir) {
   o.data.dir = dir;
   o.model.emb = 8, o.model.hidden = 16, o.model.latent = 4, o.model.attn_size = 8, o.model.heads = 2;
   o.model.tf_layers = 1, o.model.dropout = 0.1f;
-  o.batch_size = 16, o.eval.batch_size = 32, o.lr = 3e-3;
-  o.format = OutputFormat::json;
+  o.loop.batch_size = 16, o.eval.batch_size = 32, o.loop.lr = 3e-3;
+  o.loop.format = OutputFormat::json;
   return o;
-}
-
-// Captures stdout into a file while alive (the training loop and the CLI functions print there).
-struct CaptureStdout {
-  std::string path;
-  int saved;
-  explicit CaptureStdout(std::string p) : path(std::move(p)) {
-    std::fflush(stdout);
-    saved = dup(1);
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    dup2(fileno(f), 1);
-    std::fclose(f);
-  }
-  std::string finish() {
-    if (saved < 0) return read_file(path);
-    std::fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    saved = -1;
-    return read_file(path);
-  }
-  ~CaptureStdout() {  // restores stdout when a failed REQUIRE leaves the test early
-    if (saved >= 0) std::fflush(stdout), dup2(saved, 1), close(saved);
-  }
-};
-
-std::vector<JsonValue> json_lines(const std::string& out) {
-  std::vector<JsonValue> rows;
-  size_t begin = 0;
-  for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1)
-    rows.push_back(parse_json(out.substr(begin, end - begin), "stdout"));
-  return rows;
-}
-
-int run(int (*cmd)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return cmd(int(argv.size()), argv.data());
 }
 
 }  // namespace
@@ -269,17 +234,17 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
   for (const char* encoder : {"lstm", "transformer"}) {
     CAPTURE(encoder);
     SeqVaeTrainOptions o = small_train_options(corpus.dir);
-    o.model.encoder = encoder;
-    o.model.score = encoder[0] == 'l' ? "additive" : "multiplicative";
-    o.batch_size = 48, o.max_steps = 2, o.free_bits = 0.1, o.kl_anneal = 2;
+    o.model.encoder = *enum_from_name(kSeqVaeEncoderNames, encoder);
+    o.model.score = encoder[0] == 'l' ? SeqVaeScore::additive : SeqVaeScore::multiplicative;
+    o.loop.batch_size = 48, o.loop.max_steps = 2, o.free_bits = 0.1, o.kl_anneal = 2;
     o.model.hidden = 32, o.model.attn_size = 16;  // large enough for the kernels to split over 2 threads
     auto train = [&](int threads) {
       omp_set_num_threads(threads);
-      o.save = corpus.tmp.file(fmt::format("{}-{}.safetensors", encoder, threads));
+      o.loop.save = corpus.tmp.file(fmt::format("{}-{}.safetensors", encoder, threads));
       CaptureStdout cap(corpus.tmp.file("stdout"));
       const SeqVaeTrainSummary s = train_seqvae(o);
       cap.finish();
-      LoadedSeqVae m = load_seqvae(o.save);
+      LoadedSeqVae m = load_seqvae(o.loop.save);
       std::vector<float> out(m.model->ps.values(), m.model->ps.values() + m.model->ps.size());
       out.push_back(float(s.best_valid.elbo));
       out.push_back(float(s.best_valid.kl));
@@ -296,7 +261,7 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
 TEST_CASE("seqvae: a few training steps raise the validation ELBO on the synthetic task") {
   SynthCorpus corpus;
   SeqVaeTrainOptions o = small_train_options(corpus.dir);
-  o.max_steps = 36, o.valid_every = 6, o.kl_anneal = 30, o.lr = 1e-2;
+  o.loop.max_steps = 36, o.loop.valid_every = 6, o.kl_anneal = 30, o.loop.lr = 1e-2;
   CaptureStdout cap(corpus.tmp.file("stdout"));
   const SeqVaeTrainSummary s = train_seqvae(o);
   const std::vector<JsonValue> lines = json_lines(cap.finish());

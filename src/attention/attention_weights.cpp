@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/check.hpp"
 #include "prob/linear_chain_crf.hpp"
 
 namespace lava {
@@ -53,9 +54,22 @@ Var<float> attention_weights(AttnVariant v, const AttentionDists& d) {
       return structured_weights(d);
     case AttnVariant::var_dirichlet:
       return softmax(log(dirichlet_alpha(d.scores, d.extra.cfg)), -1);
-    default:
+    case AttnVariant::none:
+    case AttnVariant::soft:
+    case AttnVariant::marginal:
+    case AttnVariant::hard_enum:
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_enum:
+    case AttnVariant::var_sample:
+    case AttnVariant::var_gumbel:
+    case AttnVariant::var_rws:
+    case AttnVariant::gauss_ctx:
+    case AttnVariant::bam_weibull:
+    case AttnVariant::bam_lognormal:
       return exp(d.log_prior);
   }
+  LAVA_CHECK(false, "unknown attention variant {}", int(v));
+  return {};
 }
 
 }  // namespace lava

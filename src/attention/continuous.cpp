@@ -73,7 +73,17 @@ Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDi
       P.phi = masked_fill(d.log_prior, P.pad.data(), P.shape, 0.f);
       if (x.cfg.bam_prior == "contextual") P.log_pi = contextual_log_prior(head, x, P);
       break;
-    default:
+    case AttnVariant::none:
+    case AttnVariant::soft:
+    case AttnVariant::marginal:
+    case AttnVariant::hard_enum:
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_enum:
+    case AttnVariant::var_sample:
+    case AttnVariant::var_gumbel:
+    case AttnVariant::var_rws:
+    case AttnVariant::structured:
+    case AttnVariant::sigmoid:
       LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
   }
   return P;
@@ -101,7 +111,17 @@ Var<float> analytic_kl(Ctx& c, AttnVariant v, const VariantConfig& cfg, const Po
       Var<float> mu_p = P.log_pi.tape ? P.log_pi : tape.full(Shape{}, 0.f);
       return sum(mul(kl_lognormal(mu_q, tape.full(Shape{}, sq), mu_p, tape.full(Shape{}, cfg.sigma_p)), P.real), -1);
     }
-    default:
+    case AttnVariant::none:
+    case AttnVariant::soft:
+    case AttnVariant::marginal:
+    case AttnVariant::hard_enum:
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_enum:
+    case AttnVariant::var_sample:
+    case AttnVariant::var_gumbel:
+    case AttnVariant::var_rws:
+    case AttnVariant::structured:
+    case AttnVariant::sigmoid:
       LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
   }
   return {};
@@ -144,10 +164,25 @@ ContinuousTerms continuous_objective(Ctx& c, AttnVariant v, const OutputHead& he
     case AttnVariant::gauss_ctx:
       lf = head.log_f_context(c, gaussian_sample(P.mu, P.sigma, c.next_rng()), y);
       break;
-    default: {  // bam-*: w = softmax(log p + noise)
+    case AttnVariant::bam_weibull:
+    case AttnVariant::bam_lognormal: {  // w = softmax(log p + noise)
       const std::vector<float> g = bam_noise(v, cfg, c.next_rng(), P.shape.numel());
       lf = head.log_f_weighted(c, softmax(add(d.log_prior, c.tape.input(P.shape, g.data())), -1), y);
+      break;
     }
+    case AttnVariant::none:
+    case AttnVariant::soft:
+    case AttnVariant::marginal:
+    case AttnVariant::hard_enum:
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_enum:
+    case AttnVariant::var_sample:
+    case AttnVariant::var_gumbel:
+    case AttnVariant::var_rws:
+    case AttnVariant::structured:
+    case AttnVariant::sigmoid:
+      LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
+      break;
   }
   t.kl = analytic_kl(c, v, cfg, P);
   t.value = sub(lf, t.kl);

@@ -27,8 +27,17 @@ void VariantConfig::to_metadata(AttnVariant v, std::map<std::string, std::string
     case AttnVariant::structured:
       meta["crf_lambda"] = str(crf_lambda);
       break;
-    default:
-      return;
+    case AttnVariant::none:
+    case AttnVariant::soft:
+    case AttnVariant::marginal:
+    case AttnVariant::hard_enum:
+    case AttnVariant::hard_sample:
+    case AttnVariant::var_enum:
+    case AttnVariant::var_sample:
+    case AttnVariant::var_gumbel:
+    case AttnVariant::var_rws:
+    case AttnVariant::sigmoid:
+      return;  // no hyperparameters of the wider family
   }
   meta["eval_samples"] = fmt::format("{}", eval_samples);
 }

@@ -7,6 +7,8 @@
 #include <cstdio>
 
 #include "cli/command_line.hpp"
+#include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "tasks/seqvae/trainer.hpp"
 #include "core/json.hpp"
 
@@ -42,6 +44,26 @@ void add_data_options(CommandLine& cl, const char* lang_default) {
 
 }  // namespace
 
+namespace {
+
+const OptionTable<SeqVaeConfig>& seqvae_model_table() {
+  using C = SeqVaeConfig;
+  static const OptionTable<C> table = {
+      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
+      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
+      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
+      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
+  };
+  return table;
+}
+
+}  // namespace
+
 int cmd_train_seqvae(int argc, char** argv) {
   const std::string description = fmt::format(
       "Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
@@ -52,8 +74,8 @@ int cmd_train_seqvae(int argc, char** argv) {
       "free (Kingma et al. 2016). The reported elbo is always the true ELBO (beta = 1, no free bits).\n\n{}"
       "\nProgress goes to stderr; with --format json, one JSON line per validation (event \"epoch\"; the\n"
       "keys above plus train_loss, train_recon, train_kl per sentence, kl_weight, kl_per_dim) and a\n"
-      "summary (event \"done\") on stdout. SIGINT/SIGTERM stop after the update in progress.",
-      kModelHelp, kFiguresHelp);
+      "summary (event \"done\") on stdout.\n\n{}",
+      kModelHelp, kFiguresHelp, kResumeHelp);
   CommandLine cl("train",
                  "lava train --task seqvae --data DIR [--lang en] [--encoder lstm|transformer] [--dec-attn soft|none]\n"
                  "       [--kl-anneal STEPS] [--free-bits LAMBDA] [--save MODEL] [options]",
@@ -65,34 +87,14 @@ int cmd_train_seqvae(int argc, char** argv) {
       ("score", po::value<std::string>()->default_value("additive"), "attention score: additive | multiplicative")  //
       ("kl-anneal", po::value<std::string>()->default_value("0"), "KL weight 0 -> 1 linearly over this many updates (0 = off)")  //
       ("free-bits", po::value<std::string>()->default_value("0"), "free nats per latent dimension (0 = off)")    //
-      ("save", po::value<std::string>(), "write the best checkpoint here (safetensors)")                        //
-      ("epochs", po::value<std::string>()->default_value("10"), "passes over the training sentences")            //
-      ("max-steps", po::value<std::string>()->default_value("0"), "stop after this many updates (0 = no limit)")  //
-      ("max-minutes", po::value<std::string>()->default_value("0"), "stop after this much training time (0 = none)")  //
-      ("valid-every", po::value<std::string>()->default_value("0"), "also validate every N updates (0 = epoch ends only)")  //
-      ("batch-size", po::value<std::string>()->default_value("32"), "sentences per batch")                       //
       ("eval-batch-size", po::value<std::string>()->default_value("64"), "sentences per validation batch")        //
       ("valid-samples", po::value<std::string>()->default_value("1"), "samples of z per validation sentence")     //
       ("au-threshold", po::value<std::string>()->default_value("0.01"), "active unit: Var_X E[z_d|X] above this")  //
-      ("latent-size", po::value<std::string>()->default_value("32"), "dimensions of z")                          //
-      ("emb-size", po::value<std::string>()->default_value("128"), "word embedding size")                        //
-      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")   //
-      ("attn-size", po::value<std::string>()->default_value("128"), "additive score hidden size")               //
-      ("layers", po::value<std::string>()->default_value("1"), "LSTM layers (BiLSTM encoder and decoder)")       //
-      ("heads", po::value<std::string>()->default_value("4"), "transformer: attention heads (divide --hidden-size)")  //
-      ("tf-layers", po::value<std::string>()->default_value("2"), "transformer: encoder layers")                 //
-      ("ff-size", po::value<std::string>()->default_value("0"), "transformer: feed-forward size (0 = 4 x hidden)")  //
-      ("dropout", po::value<std::string>()->default_value("0.2"), "dropout on embeddings, between layers, before the output")  //
-      ("lr", po::value<std::string>()->default_value("1e-3"), "Adam learning rate")                             //
-      ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls at an epoch end")  //
-      ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")             //
-      ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")       //
-      ("clip", po::value<std::string>()->default_value("5"),
-       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping")  //
-      ("init", po::value<std::string>()->default_value("0.1"), "uniform init range [-a, a]")                    //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
+  add_option_table(cl.options(), seqvae_model_table(), SeqVaeConfig());
+  add_loop_options(cl.options(), SeqVaeTrainOptions().loop, "sentences");
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"seqvae"});
   SeqVaeTrainOptions o;
@@ -102,60 +104,41 @@ int cmd_train_seqvae(int argc, char** argv) {
   o.vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
   o.vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
   SeqVaeConfig& m = o.model;
-  m.encoder = cl.get_choice("encoder", {"lstm", "transformer"});
-  m.dec_attn = cl.get_choice("dec-attn", {"soft", "none"});
-  m.score = cl.get_choice("score", {"additive", "multiplicative"});
-  m.latent = int(cl.get_int("latent-size", 1, 65536));
-  m.emb = int(cl.get_int("emb-size", 1, 65536));
-  m.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
+  m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
+  m.score = cl.get_enum("score", kSeqVaeScoreNames);
+  read_option_table(cl, seqvae_model_table(), m);
   if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
-  m.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  m.layers = int(cl.get_int("layers", 1, 16));
-  m.heads = int(cl.get_int("heads", 1, 1024));
-  m.tf_layers = int(cl.get_int("tf-layers", 1, 64));
-  m.ff = int(cl.get_int("ff-size", 0, 1 << 20));
-  if (m.encoder == "transformer" && m.hidden % m.heads)
+  if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)
     cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));
-  m.dropout = float(cl.get_double("dropout", 0, 0.95));
   o.kl_anneal = cl.get_int("kl-anneal", 0, INT64_MAX);
   o.free_bits = cl.get_double("free-bits", 0, 1e6);
-  o.epochs = int(cl.get_int("epochs", 1, 100000));
-  o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
-  o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
-  o.valid_every = cl.get_int("valid-every", 0, INT64_MAX);
-  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
   o.eval.batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   o.eval.samples = int(cl.get_int("valid-samples", 1, 10000));
   o.eval.au_threshold = cl.get_double("au-threshold", 0, 1e9);
-  o.lr = cl.get_double("lr", 1e-12, 10);
-  o.lr_decay = cl.get_double("lr-decay", 1e-6, 1);
-  o.start_decay_at = int(cl.get_int("start-decay-at", 1, 100000));
-  o.patience = int(cl.get_int("patience", 0, 100000));
-  o.clip = cl.get_double("clip", 0, 1e9);
-  o.init = cl.get_double("init", 0, 10);
-  if (cl.has("save")) o.save = cl.get_string("save");
-  o.seed = cl.common().seed;
-  o.format = cl.common().format;
+  read_loop_options(cl, o.loop);
 
   const SeqVaeTrainSummary s = train_seqvae(o);
+  if (s.stop_signal)
+    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
   const SeqVaeEvalFigures& v = s.best_valid;
-  if (o.format == OutputFormat::json) {
+  if (o.loop.format == OutputFormat::json) {
     JsonLine j;
-    j.add("event", "done").add("task", "seqvae").add("encoder", m.encoder).add("dec_attn", m.dec_attn);
+    j.add("event", "done").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, m.encoder));
+    j.add("dec_attn", enum_name(kDecoderAttentionNames, m.dec_attn));
     j.add("kl_anneal", o.kl_anneal).add("free_bits", o.free_bits).add("steps", s.steps).add("epochs", s.epochs);
     j.add("best_epoch", s.best_epoch).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
     add_seqvae_figures(j, v);
     j.add("nan", s.stopped_on_nan);
-    if (s.stop_signal) j.add("signal", s.stop_signal);
     std::printf("%s\n", j.str().c_str());
   } else {
     std::printf("trained seqvae (%s encoder, %s decoder attention): %lld steps in %.1f s (%.0f tokens/s); best valid "
                 "(epoch %.2f) elbo %.3f = recon %.3f - kl %.3f per sentence, ppl <= %.2f, active units %d/%d\n",
-                m.encoder.c_str(), m.dec_attn.c_str(), (long long)s.steps, s.seconds, s.tokens_per_second,
+                enum_name(kSeqVaeEncoderNames, m.encoder), enum_name(kDecoderAttentionNames, m.dec_attn),
+                (long long)s.steps, s.seconds, s.tokens_per_second,
                 s.best_epoch, v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent);
   }
   std::fflush(stdout);
-  if (s.stop_signal) return 128 + s.stop_signal;
   return s.stopped_on_nan ? 1 : 0;
 }
 
@@ -215,7 +198,7 @@ int cmd_eval_seqvae(int argc, char** argv) {
   t.add_column("kl", ".3f").add_column("elbo_per_token", ".4f").add_column("recon_per_token", ".4f");
   t.add_column("kl_per_token", ".4f").add_column("ppl_bound", ".2f").add_column("iw", ".3f");
   t.add_column("ppl_iw", ".2f").add_column("active_units").add_column("latent");
-  t.add_row({"eval", cfg.encoder, cfg.dec_attn, split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
+  t.add_row({"eval", enum_name(kSeqVaeEncoderNames, cfg.encoder), enum_name(kDecoderAttentionNames, cfg.dec_attn), split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
              f.elbo_per_token, f.recon_per_token, f.kl_per_token, f.ppl_bound, f.iw, f.ppl_iw, f.active_units,
              f.latent});
   t.print(stdout, format);

@@ -7,13 +7,31 @@
 #include "cli/cmd_seqvae.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
+#include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "cli/variant_options.hpp"
 #include "core/stop_signal.hpp"
 #include "tasks/nmt/trainer.hpp"
-#include "tasks/nmt/train_state.hpp"
 #include "core/json.hpp"
 
 namespace lava {
+
+namespace {
+
+const OptionTable<Seq2SeqConfig>& nmt_model_table() {
+  using C = Seq2SeqConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "MLP scorer hidden size"},
+      {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
+  };
+  return table;
+}
+
+}  // namespace
 
 int cmd_train(int argc, char** argv) {
   const std::string task = task_of(argc, argv, "nmt");
@@ -25,17 +43,8 @@ int cmd_train(int argc, char** argv) {
                  "none/soft/marginal/structured/sigmoid, the ELBO otherwise; the Jensen bound for hard-*).\n"
                  "Attention variants (--attn):\n" +
                      attn_variant_help() +
-                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n"
-                     "Stopping and resuming: with --save MODEL the state of the run (parameters, Adam's moments,\n"
-                     "counters) goes to MODEL.resume at every epoch end, every --checkpoint-every updates, when\n"
-                     "--max-steps/--max-minutes stop the run, and on SIGINT or SIGTERM, which finish the update in\n"
-                     "progress, save, and exit with 130 or 143 (a second signal stops at once, but never while a file\n"
-                     "is being written). The same command plus --resume MODEL.resume continues the run exactly as if it\n"
-                     "had never stopped (same parameters and figures, bit for bit); --epochs, --max-steps,\n"
-                     "--max-minutes (training time over all sessions), --patience, --checkpoint-every, --plot, --format\n"
-                     "and --threads may change, every other training option must be the same. A run that\n"
-                     "--max-steps/--max-minutes stops inside an epoch validates the model it stopped with (a \"partial\"\n"
-                     "epoch line) and keeps it if it is the best.\n\n"
+                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
+                     kResumeHelp + std::string("\n\n") +
                      "--plot DIR writes, after every epoch: DIR/learning-curves.svg (train -objective, valid -log p and\n"
                      "-ELBO per token), DIR/kl.svg (KL gap, KL(q||p)), and for the first 4 validation sentences\n"
                      "DIR/attention-K.svg (prior vs exact posterior) and, with q, DIR/attention-K-q.svg (q vs posterior).");
@@ -48,31 +57,12 @@ int cmd_train(int argc, char** argv) {
       ("score", po::value<std::string>()->default_value("mlp"), "prior scorer: mlp|general|dot")  //
       ("encoder", po::value<std::string>()->default_value("bilstm"),
        "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //
-      ("save", po::value<std::string>(), "write the best checkpoint here (safetensors), the resume state to MODEL.resume")  //
-      ("resume", po::value<std::string>(), "continue the run saved in this resume state (--save defaults to it minus .resume)")  //
-      ("checkpoint-every", po::value<std::string>()->default_value("0"),
-       "also write the resume state every N updates (0 = at epoch ends, stops and signals only)")  //
       ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here")  //
-      ("epochs", po::value<std::string>()->default_value("10"), "passes over the training set")  //
-      ("max-steps", po::value<std::string>()->default_value("0"), "stop after this many updates (0 = no limit)")  //
-      ("max-minutes", po::value<std::string>()->default_value("0"), "stop after this much training time (0 = none)")  //
-      ("batch-size", po::value<std::string>()->default_value("32"), "sentence pairs per batch")     //
-      ("emb-size", po::value<std::string>()->default_value("128"), "word embedding size")         //
-      ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")  //
-      ("attn-size", po::value<std::string>()->default_value("128"), "MLP scorer hidden size")    //
-      ("inf-hidden", po::value<std::string>()->default_value("128"), "inference network BiLSTM size")  //
-      ("layers", po::value<std::string>()->default_value("1"), "LSTM layers (encoder and decoder)")  //
-      ("lr", po::value<std::string>()->default_value("1e-3"), "Adam learning rate")              //
-      ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls")  //
-      ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")  //
-      ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")  //
-      ("clip", po::value<std::string>()->default_value("5"),
-       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping")  //
-      ("init", po::value<std::string>()->default_value("0.1"), "uniform init range [-a, a]")     //
-      ("dropout", po::value<std::string>()->default_value("0.3"), "dropout probability")          //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
+  add_option_table(cl.options(), nmt_model_table(), Seq2SeqConfig());
+  add_loop_options(cl.options(), NmtTrainOptions().loop, "sentence pairs");
   add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"nmt"});  // other tasks were handed over above; anything else is a usage error
@@ -88,65 +78,19 @@ int cmd_train(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  o.model.score = cl.get_choice("score", {"mlp", "general", "dot"});
-  o.model.encoder = cl.get_choice("encoder", {"bilstm", "embedding"});
-  o.model.emb = int(cl.get_int("emb-size", 1, 65536));
-  o.model.hidden = int(cl.get_int("hidden-size", 2, 65536));
+  o.model.score = cl.get_enum("score", kNmtScoreNames);
+  o.model.encoder = cl.get_enum("encoder", kNmtEncoderNames);
+  read_option_table(cl, nmt_model_table(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
-  o.model.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  o.model.inf_hidden = int(cl.get_int("inf-hidden", 2, 65536));
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
-  o.model.layers = int(cl.get_int("layers", 1, 16));
-  o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
   read_variant_options(cl, o.model.variant, o.objective);
-  o.epochs = int(cl.get_int("epochs", 1, 100000));
-  o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
-  o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
-  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
-  o.lr = cl.get_double("lr", 1e-12, 10);
-  o.lr_decay = cl.get_double("lr-decay", 1e-6, 1);
-  o.start_decay_at = int(cl.get_int("start-decay-at", 1, 100000));
-  o.patience = int(cl.get_int("patience", 0, 100000));
-  o.clip = cl.get_double("clip", 0, 1e9);
-  o.init = cl.get_double("init", 0, 10);
-  if (cl.has("save")) o.save = cl.get_string("save");
-  if (cl.has("resume")) {
-    o.resume = cl.get_string("resume");
-    constexpr std::string_view kSuffix = ".resume";
-    if (o.save.empty()) {
-      if (o.resume.size() <= kSuffix.size() || !o.resume.ends_with(kSuffix))
-        cl.fail("--resume " + o.resume + " does not end in .resume: name the best-model file with --save");
-      o.save = o.resume.substr(0, o.resume.size() - kSuffix.size());
-    }
-  }
-  o.checkpoint_every = cl.get_int("checkpoint-every", 0, INT64_MAX);
-  if (o.checkpoint_every > 0 && o.save.empty()) cl.fail("--checkpoint-every needs --save (the state goes to MODEL.resume)");
+  read_loop_options(cl, o.loop);
   if (cl.has("plot")) o.plot_dir = cl.get_string("plot");
-  o.seed = cl.common().seed;
-  o.format = cl.common().format;
 
   const NmtTrainSummary s = train_nmt(o);
-  if (s.stop_signal) {
-    // The one line a stopped run leaves: where it stopped and how to go on.
-    const std::string where = fmt::format("after step {} (epoch {}, {} of {} batches)", s.steps, s.stop_epoch,
-                                          s.stop_batch, s.stop_batches);
-    if (o.format == OutputFormat::json) {
-      JsonLine j;
-      j.add("event", "stopped").add("signal", signal_name(s.stop_signal)).add("steps", s.steps);
-      j.add("epoch", s.stop_epoch).add("batch", s.stop_batch).add("resume_state", s.resume_state);
-      std::printf("%s\n", j.str().c_str());
-      std::fflush(stdout);
-    }
-    if (s.resume_state.empty())
-      std::fprintf(stderr, "lava train: stopped by %s %s; nothing saved (no --save)\n",
-                   signal_name(s.stop_signal).c_str(), where.c_str());
-    else
-      std::fprintf(stderr, "lava train: stopped by %s %s; state saved to %s: to continue, run the same command with "
-                   "--resume %s\n", signal_name(s.stop_signal).c_str(), where.c_str(), s.resume_state.c_str(),
-                   s.resume_state.c_str());
-    return 128 + s.stop_signal;
-  }
-  if (o.format == OutputFormat::json) {
+  if (s.stop_signal)
+    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
+  if (o.loop.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "done").add("attn", variant_info(o.model.attn).name).add("steps", s.steps).add("epochs", s.epochs);
     j.add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second).add("valid_ppl", s.best_valid.ppl);

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "cli/command_line.hpp"
+#include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
 #include "cli/variant_options.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
@@ -57,6 +59,23 @@ std::string plot_dir(const CommandLine& cl) {
 
 }  // namespace
 
+namespace {
+
+const OptionTable<VqaConfig>& vqa_model_table() {
+  using C = VqaConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
+      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
+      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
+      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
+  };
+  return table;
+}
+
+}  // namespace
+
 int cmd_train_vqa(int argc, char** argv) {
   CommandLine cl("train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
                  std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
@@ -68,31 +87,16 @@ int cmd_train_vqa(int argc, char** argv) {
                              "the question change which region wins through tanh's curvature, and at 0.1 its inputs sit\n"
                              "in tanh's linear range, so the prior stays uniform for epochs.\n") +
                      kDataHelp + "Attention variants (--attn):\n" + attn_variant_help() +
-                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.");
+                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
+                     kResumeHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                               //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())               //
-      ("save", po::value<std::string>(), "write the best checkpoint here (safetensors)")                   //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
-      ("epochs", po::value<std::string>()->default_value("10"), "passes over the training questions")      //
-      ("max-steps", po::value<std::string>()->default_value("0"), "stop after this many updates (0 = no limit)")  //
-      ("max-minutes", po::value<std::string>()->default_value("0"), "stop after this much training time (0 = none)")  //
-      ("batch-size", po::value<std::string>()->default_value("32"), "questions per batch")                //
-      ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch")  //
-      ("emb-size", po::value<std::string>()->default_value("64"), "question word embedding size")         //
-      ("hidden-size", po::value<std::string>()->default_value("128"), "question LSTM and region projection size")  //
-      ("attn-size", po::value<std::string>()->default_value("64"), "hidden size of the prior's and q's MLP scorers")  //
-      ("mlp-size", po::value<std::string>()->default_value("128"), "hidden size of the answer MLP")       //
-      ("answer-emb", po::value<std::string>()->default_value("64"), "q: answer embedding size")           //
-      ("lr", po::value<std::string>()->default_value("2e-3"), "Adam learning rate")                       //
-      ("lr-decay", po::value<std::string>()->default_value("0.5"), "factor when validation stalls")       //
-      ("start-decay-at", po::value<std::string>()->default_value("2"), "first epoch that may decay")      //
-      ("patience", po::value<std::string>()->default_value("0"), "stop after N stalled epochs (0 = never)")  //
-      ("clip", po::value<std::string>()->default_value("5"),
-       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping")  //
-      ("init", po::value<std::string>()->default_value("0.3"), "uniform init range [-a, a] (see above)")  //
-      ("dropout", po::value<std::string>()->default_value("0.1"), "dropout on the answer MLP's hidden layer");
+      ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
+  add_option_table(cl.options(), vqa_model_table(), VqaConfig());
+  add_loop_options(cl.options(), VqaTrainOptions().loop, "questions");
   add_variant_options(cl.options());
   if (!cl.parse(argc, argv)) return 0;
   VqaTrainOptions o;
@@ -102,33 +106,18 @@ int cmd_train_vqa(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  o.model.emb = int(cl.get_int("emb-size", 1, 65536));
-  o.model.hidden = int(cl.get_int("hidden-size", 1, 65536));
-  o.model.attn_size = int(cl.get_int("attn-size", 1, 65536));
-  o.model.mlp = int(cl.get_int("mlp-size", 1, 65536));
-  o.model.answer_emb = int(cl.get_int("answer-emb", 1, 65536));
-  o.model.dropout = float(cl.get_double("dropout", 0, 0.95));
+  read_option_table(cl, vqa_model_table(), o.model);
   read_variant_options(cl, o.model.variant, o.objective);
-  o.epochs = int(cl.get_int("epochs", 1, 100000));
-  o.max_steps = cl.get_int("max-steps", 0, INT64_MAX);
-  o.max_minutes = cl.get_double("max-minutes", 0, 1e7);
-  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
-  o.lr = cl.get_double("lr", 1e-12, 10);
-  o.lr_decay = cl.get_double("lr-decay", 1e-6, 1);
-  o.start_decay_at = int(cl.get_int("start-decay-at", 1, 100000));
-  o.patience = int(cl.get_int("patience", 0, 100000));
-  o.clip = cl.get_double("clip", 0, 1e9);
-  o.init = cl.get_double("init", 0, 10);
   o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));
-  if (cl.has("save")) o.save = cl.get_string("save");
+  read_loop_options(cl, o.loop);
   o.plot_dir = plot_dir(cl);
-  o.seed = cl.common().seed;
-  o.format = cl.common().format;
 
   const VqaTrainSummary s = train_vqa(o);
+  if (s.stop_signal)
+    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
   const VqaEvalFigures& v = s.best_valid;
-  if (o.format == OutputFormat::json) {
+  if (o.loop.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "done").add("task", "vqa").add("attn", variant_info(o.model.attn).name).add("steps", s.steps);
     j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("seconds", s.seconds);

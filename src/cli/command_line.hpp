@@ -6,8 +6,12 @@
 // naming the command and the option; the typed getters below reject NaN, infinities and out-of-range values.
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "core/enum_names.hpp"
 #include "report/table.hpp"
 
 namespace lava {
@@ -40,6 +44,13 @@ class CommandLine {
   std::string get_string(const std::string& name) const;
   // One of a fixed set of words, e.g. --attn soft|marginal|...
   std::string get_choice(const std::string& name, std::initializer_list<const char*> allowed) const;
+  // The same for an enum with a table of names (core/enum_names.hpp).
+  template <class E, size_t N>
+  E get_enum(const std::string& name, const EnumName<E> (&names)[N]) const {
+    const std::string s = get_string(name);
+    if (const std::optional<E> e = enum_from_name(names, s)) return *e;
+    fail(fmt::format("--{}: '{}' is not one of {}", name, s, enum_choices(names)));
+  }
 
   [[noreturn]] void fail(const std::string& what) const;  // throws UsageError "lava CMD: what"
 

@@ -1,51 +1,65 @@
 #include "cli/variant_options.hpp"
 
+#include "cli/option_table.hpp"
+
 namespace lava {
 
-void add_variant_options(po::options_description& options) {
-  options.add_options()                                                                                      //
-      ("samples", po::value<std::string>()->default_value("5"), "var-rws: samples from q")                   //
-      ("temperature", po::value<std::string>()->default_value("1"), "var-gumbel: relaxation temperature")    //
-      ("warm-start", po::value<std::string>()->default_value("0"),
+namespace {
+
+constexpr double kAny = 9.3e18;  // no upper bound on an int64 option
+
+const OptionTable<ObjectiveOptions>& objective_table() {
+  using O = ObjectiveOptions;
+  static const OptionTable<O> table = {
+      {"samples", &O::samples, 1, 1000, "var-rws: samples from q"},
+      {"temperature", &O::temperature, 1e-3, 1e3, "var-gumbel: relaxation temperature"},
+      {"warm-start", &O::warm_start, 0, kAny,
        "var-*: updates before q takes over (categorical: p, f on the exact marginal and q on the ELBO with p, f "
-       "fixed; var-dirichlet: the Jensen bound with z from the prior)")  //
-      ("eval-samples", po::value<std::string>()->default_value("10"),
-       "var-dirichlet, gauss-ctx, bam-*: samples per token of the importance-weighted likelihood")  //
-      ("alpha-transform", po::value<std::string>()->default_value("exp"),
-       "var-dirichlet: exp (exp of the scores smoothly clamped to [-10, 10]) | softplus")             //
-      ("att-kl", po::value<std::string>()->default_value("-1"),
-       "gauss-ctx, bam-*: KL weight in training (-1: 0.1 for gauss-ctx, 1 for bam)")                  //
-      ("att-kl-anneal", po::value<std::string>()->default_value("0"),
-       "gauss-ctx, bam-*: midpoint (updates) of a tanh ramp of the KL weight (0 = none)")            //
-      ("gauss-prior", po::value<std::string>()->default_value("mean"), "gauss-ctx: prior N(mean of memory, I) | zero")  //
-      ("bam-prior", po::value<std::string>()->default_value("contextual"), "bam-*: contextual | fixed")  //
-      ("k-weibull", po::value<std::string>()->default_value("10"), "bam-weibull: Weibull shape k")      //
-      ("alpha-gamma", po::value<std::string>()->default_value("1"), "bam-weibull: fixed prior Gamma shape")  //
-      ("beta-gamma", po::value<std::string>()->default_value("1"), "bam-weibull: prior Gamma rate")     //
-      ("sigma-q", po::value<std::string>()->default_value("0.5"), "bam-lognormal: posterior sigma of log S")  //
-      ("sigma-p", po::value<std::string>()->default_value("1"), "bam-lognormal: prior sigma of log S")   //
-      ("crf-lambda", po::value<std::string>()->default_value("2"), "structured: context scale lambda")   //
-      ("crf-l2", po::value<std::string>()->default_value("0.005"), "structured: L2 penalty on pairwise scores");
+       "fixed; var-dirichlet: the Jensen bound with z from the prior)"},
+      {"att-kl", &O::att_kl, -1, 1e6, "gauss-ctx, bam-*: KL weight in training (-1: 0.1 for gauss-ctx, 1 for bam)"},
+      {"att-kl-anneal", &O::kl_anneal, 0, kAny,
+       "gauss-ctx, bam-*: midpoint (updates) of a tanh ramp of the KL weight (0 = none)"},
+      {"crf-l2", &O::crf_l2, 0, 1e6, "structured: L2 penalty on pairwise scores"},
+  };
+  return table;
+}
+
+const OptionTable<VariantConfig>& variant_table() {
+  using V = VariantConfig;
+  static const OptionTable<V> table = {
+      {"eval-samples", &V::eval_samples, 1, 100000,
+       "var-dirichlet, gauss-ctx, bam-*: samples per token of the importance-weighted likelihood"},
+      {"k-weibull", &V::k_weibull, 1e-3, 1e6, "bam-weibull: Weibull shape k"},
+      {"alpha-gamma", &V::alpha_gamma, 1e-6, 1e6, "bam-weibull: fixed prior Gamma shape"},
+      {"beta-gamma", &V::beta_gamma, 1e-6, 1e6, "bam-weibull: prior Gamma rate"},
+      {"sigma-q", &V::sigma_q, 1e-4, 1e3, "bam-lognormal: posterior sigma of log S"},
+      {"sigma-p", &V::sigma_p, 1e-4, 1e3, "bam-lognormal: prior sigma of log S"},
+      {"crf-lambda", &V::crf_lambda, 1e-6, 1e6, "structured: context scale lambda"},
+  };
+  return table;
+}
+
+}  // namespace
+
+void add_variant_options(po::options_description& options) {
+  const VariantConfig variant;
+  add_option_table(options, objective_table(), ObjectiveOptions());
+  add_option_table(options, variant_table(), variant);
+  options.add_options()                                                                                 //
+      ("alpha-transform", po::value<std::string>()->default_value(variant.alpha_transform),
+       "var-dirichlet: exp (exp of the scores smoothly clamped to [-10, 10]) | softplus")                  //
+      ("gauss-prior", po::value<std::string>()->default_value(variant.gauss_prior),
+       "gauss-ctx: prior N(mean of memory, I) | zero")                                                     //
+      ("bam-prior", po::value<std::string>()->default_value(variant.bam_prior), "bam-*: contextual | fixed");
 }
 
 void read_variant_options(const CommandLine& cl, VariantConfig& variant, ObjectiveOptions& objective) {
-  objective.samples = int(cl.get_int("samples", 1, 1000));
-  objective.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
-  objective.warm_start = cl.get_int("warm-start", 0, INT64_MAX);
-  objective.att_kl = float(cl.get_double("att-kl", -1, 1e6));
+  read_option_table(cl, objective_table(), objective);
   if (objective.att_kl < 0 && objective.att_kl != -1.f) cl.fail("--att-kl must be -1 (the variant's default) or >= 0");
-  objective.kl_anneal = cl.get_int("att-kl-anneal", 0, INT64_MAX);
-  objective.crf_l2 = float(cl.get_double("crf-l2", 0, 1e6));
-  variant.eval_samples = int(cl.get_int("eval-samples", 1, 100000));
+  read_option_table(cl, variant_table(), variant);
   variant.alpha_transform = cl.get_choice("alpha-transform", {"exp", "softplus"});
   variant.gauss_prior = cl.get_choice("gauss-prior", {"mean", "zero"});
   variant.bam_prior = cl.get_choice("bam-prior", {"contextual", "fixed"});
-  variant.k_weibull = float(cl.get_double("k-weibull", 1e-3, 1e6));
-  variant.alpha_gamma = float(cl.get_double("alpha-gamma", 1e-6, 1e6));
-  variant.beta_gamma = float(cl.get_double("beta-gamma", 1e-6, 1e6));
-  variant.sigma_q = float(cl.get_double("sigma-q", 1e-4, 1e3));
-  variant.sigma_p = float(cl.get_double("sigma-p", 1e-4, 1e3));
-  variant.crf_lambda = float(cl.get_double("crf-lambda", 1e-6, 1e6));
 }
 
 }  // namespace lava

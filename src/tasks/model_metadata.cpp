@@ -42,7 +42,12 @@ const std::string& ModelMetadata::get_choice(const char* key, std::initializer_l
   const std::string& v = get(key);
   for (const char* a : allowed)
     if (v == a) return v;
-  throw input_error(file_, 0, fmt::format("model metadata \"{}\" has the unknown value {}", key, quote_input(v, '"')));
+  unknown_value(key);
+}
+
+void ModelMetadata::unknown_value(const char* key) const {
+  throw input_error(file_, 0,
+                    fmt::format("model metadata \"{}\" has the unknown value {}", key, quote_input(get(key), '"')));
 }
 
 AttnVariant ModelMetadata::get_attn() const {

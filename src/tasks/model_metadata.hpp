@@ -4,9 +4,11 @@
 // the file, so a foreign or hand-edited file never reaches a constructor with a negative size.
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "attention/variant.hpp"
+#include "core/enum_names.hpp"
 #include "attention/variant_params.hpp"
 
 namespace lava {
@@ -19,6 +21,11 @@ class ModelMetadata {
   int get_int(const char* key, int lo, int hi = 1 << 26) const;   // a whole number in [lo, hi]
   float get_float(const char* key) const;
   const std::string& get_choice(const char* key, std::initializer_list<const char*> allowed) const;
+  template <class E, size_t N>
+  E get_enum(const char* key, const EnumName<E> (&names)[N]) const {  // one of the names (core/enum_names.hpp)
+    if (const std::optional<E> e = enum_from_name(names, get(key))) return *e;
+    unknown_value(key);
+  }
   AttnVariant get_attn() const;                                   // the "attn" entry
   // The hyperparameters variant v wrote (VariantConfig::to_metadata); defaults for the rest. Positive where they
   // must be.
@@ -27,6 +34,7 @@ class ModelMetadata {
   void expect_task(const char* task, const char* what) const;
 
  private:
+  [[noreturn]] void unknown_value(const char* key) const;
   const std::map<std::string, std::string>& meta_;
   std::string file_;
 };

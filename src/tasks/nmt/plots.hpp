@@ -9,15 +9,23 @@
 //                            target words and <eos> on the rows, source words on the columns
 //   DIR/attention-K-q.svg    the same sentence: the inference network's q(z_j | x, y) beside the exact posterior
 //                            (variants with q only; their difference is the KL gap)
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "data/parallel_corpus.hpp"
 #include "tasks/nmt/seq2seq.hpp"
-#include "tasks/nmt/train_state.hpp"
 
 namespace lava {
+
+// One validation of a run (a finished epoch, or the part of one), for learning curves. Figures are per target token.
+struct EpochRecord {
+  double epoch = 0;  // (e − 1) + batches done / batches in epoch e: whole for a finished epoch
+  int64_t steps = 0;
+  double lr = 0, train_objective = 0, train_kl = 0;
+  double valid_nll = 0, valid_elbo = 0, valid_kl = 0, valid_kl_gap = 0;
+};
 
 // A few sentence pairs with their words, for attention pictures.
 struct AttentionExamples {

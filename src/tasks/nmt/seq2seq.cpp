@@ -14,7 +14,7 @@ namespace lava {
 std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
   std::map<std::string, std::string> meta{{"task", "nmt"},
           {"attn", variant_info(attn).name},
-          {"score", score},
+          {"score", enum_name(kNmtScoreNames, score)},
           {"src_vocab", std::to_string(src_vocab)},
           {"tgt_vocab", std::to_string(tgt_vocab)},
           {"emb", std::to_string(emb)},
@@ -23,7 +23,7 @@ std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
           {"attn_size", std::to_string(attn_size)},
           {"inf_hidden", std::to_string(inf_hidden)},
           {"dropout", fmt::format("{}", dropout)}};
-  if (encoder != "bilstm") meta["encoder"] = encoder;  // files from before the option stay as they were
+  if (encoder != NmtEncoder::bilstm) meta["encoder"] = enum_name(kNmtEncoderNames, encoder);  // files from before the option stay as they were
   variant.to_metadata(attn, meta);
   return meta;
 }
@@ -33,8 +33,8 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   m.expect_task("nmt", "translation");
   Seq2SeqConfig c;
   c.attn = m.get_attn();
-  c.score = m.get_choice("score", {"mlp", "general", "dot"});
-  if (meta.count("encoder")) c.encoder = m.get_choice("encoder", {"bilstm", "embedding"});
+  c.score = m.get_enum("score", kNmtScoreNames);
+  if (meta.count("encoder")) c.encoder = m.get_enum("encoder", kNmtEncoderNames);
   c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1), c.emb = m.get_int("emb", 1);
   c.hidden = m.get_int("hidden", 2), c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
   c.inf_hidden = m.get_int("inf_hidden", 2);
@@ -48,7 +48,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
   const int E = cfg.emb, H = cfg.hidden, Hd = cfg.hidden;
   src_emb_ = ps.add("src_emb", Shape{cfg.src_vocab, E});
   tgt_emb_ = ps.add("tgt_emb", Shape{cfg.tgt_vocab, E});
-  if (cfg.encoder == "embedding")
+  if (cfg.encoder == NmtEncoder::embedding)
     embed_memory_ = Linear(ps, "encoder/embedding", E, H, true);
   else
     encoder_ = BiLstm(ps, "encoder", E, H, cfg.layers);
@@ -62,14 +62,17 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
     decoder_.push_back(d);
   }
   if (cfg.attn != AttnVariant::none) {
-    if (cfg.score == "mlp") {
-      score_q_ = ps.add("score/W_q", Shape{Hd, cfg.attn_size});
-      score_k_ = ps.add("score/W_k", Shape{H, cfg.attn_size});
-      score_v_ = ps.add("score/v", Shape{cfg.attn_size, 1});
-    } else if (cfg.score == "general") {
-      score_q_ = ps.add("score/W", Shape{Hd, H});
-    } else {
-      LAVA_CHECK(cfg.score == "dot", "unknown score {}", cfg.score);
+    switch (cfg.score) {
+      case NmtScore::mlp:
+        score_q_ = ps.add("score/W_q", Shape{Hd, cfg.attn_size});
+        score_k_ = ps.add("score/W_k", Shape{H, cfg.attn_size});
+        score_v_ = ps.add("score/v", Shape{cfg.attn_size, 1});
+        break;
+      case NmtScore::general:
+        score_q_ = ps.add("score/W", Shape{Hd, H});
+        break;
+      case NmtScore::dot:
+        break;
     }
   }
   out_h_ = Linear(ps, "out/h", Hd, Hd, true);
@@ -101,14 +104,14 @@ EncodedSource Seq2Seq::encode_memory(Ctx& c, const Batch& batch) const {
   enc.B = batch.B, enc.S = batch.S;
   Var<float> src = c.drop(embedding(c.p(src_emb_), batch.src.data(), Shape{batch.B, batch.S}));
   // (B, S, H)
-  enc.memory = cfg_.encoder == "embedding" ? tanh(embed_memory_(c, src)) : encoder_(c, src, batch.src_len);
+  enc.memory = cfg_.encoder == NmtEncoder::embedding ? tanh(embed_memory_(c, src)) : encoder_(c, src, batch.src_len);
   enc.mask = batch.src_mask;
   enc.lengths = batch.src_len;
   return enc;
 }
 
 Var<float> Seq2Seq::scorer_keys(Ctx& c, Var<float> memory) const {
-  return cfg_.attn != AttnVariant::none && cfg_.score == "mlp" ? matmul(memory, c.p(score_k_)) : Var<float>{};
+  return cfg_.attn != AttnVariant::none && cfg_.score == NmtScore::mlp ? matmul(memory, c.p(score_k_)) : Var<float>{};
 }
 
 void Seq2Seq::pack_decoder_weights(Ctx& c, EncodedSource& enc) const {
@@ -187,11 +190,11 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
     out.log_prior = out.scores = c.tape.input(Shape{N, S}, lp.data());
   } else {
     Var<float> scores;
-    if (cfg_.score == "mlp") {  // vᵀ tanh(W_q h + W_k x_i)
+    if (cfg_.score == NmtScore::mlp) {  // vᵀ tanh(W_q h + W_k x_i)
       Var<float> q = reshape(step_product(out.top, enc.W_q, 0, score_q_), Shape{B, K, cfg_.attn_size});
       scores = reshape(mlp_attention_scores(q, enc.keys, c.p(score_v_)), Shape{N, S});
     } else {  // general: (h W)ᵀ x_i;  dot: hᵀ x_i
-      Var<float> q = cfg_.score == "general" ? step_product(out.top, enc.W_q, 0, score_q_) : out.top;
+      Var<float> q = cfg_.score == NmtScore::general ? step_product(out.top, enc.W_q, 0, score_q_) : out.top;
       scores = reshape(matmul(reshape(q, Shape{B, K, H}), enc.memory, false, true), Shape{N, S});
     }
     out.scores = masked_fill(scores, mask, Shape{N, S}, kMaskedLogit);

@@ -20,18 +20,27 @@
 #include <vector>
 
 #include "attention/objective.hpp"
+#include "core/enum_names.hpp"
 #include "data/batcher.hpp"
 #include "nn/layers.hpp"
 
 namespace lava {
 
+// The prior's scorer: vᵀ tanh(W_q h + W_k x_i) (Bahdanau), hᵀ W x_i (Luong general) or hᵀ x_i.
+enum class NmtScore { mlp, general, dot };
+inline constexpr EnumName<NmtScore> kNmtScoreNames[] = {
+    {NmtScore::mlp, "mlp"}, {NmtScore::general, "general"}, {NmtScore::dot, "dot"}};
+// bilstm: the paper's bidirectional LSTM; embedding: x_i = tanh(W e(x_i) + b), a memory that holds each word and
+// nothing of its neighbours, so that f(x, z = i) depends on word i alone and an alignment is identifiable (a
+// diagnostic for alignment studies: with a contextual memory, a shifted alignment can explain y equally well).
+enum class NmtEncoder { bilstm, embedding };
+inline constexpr EnumName<NmtEncoder> kNmtEncoderNames[] = {{NmtEncoder::bilstm, "bilstm"},
+                                                            {NmtEncoder::embedding, "embedding"}};
+
 struct Seq2SeqConfig {
   AttnVariant attn = AttnVariant::soft;
-  std::string score = "mlp";  // mlp | general | dot
-  // bilstm: the paper's bidirectional LSTM; embedding: x_i = tanh(W e(x_i) + b), a memory that holds each word and
-  // nothing of its neighbours, so that f(x, z = i) depends on word i alone and an alignment is identifiable (a
-  // diagnostic for alignment studies: with a contextual memory, a shifted alignment can explain y equally well).
-  std::string encoder = "bilstm";
+  NmtScore score = NmtScore::mlp;
+  NmtEncoder encoder = NmtEncoder::bilstm;
   int src_vocab = 0, tgt_vocab = 0;
   int emb = 128, hidden = 256, layers = 1, attn_size = 128, inf_hidden = 128;
   float dropout = 0.3f;

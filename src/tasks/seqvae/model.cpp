@@ -12,9 +12,9 @@ namespace lava {
 
 std::map<std::string, std::string> SeqVaeConfig::to_metadata() const {
   return {{"task", "seqvae"},
-          {"encoder", encoder},
-          {"dec_attn", dec_attn},
-          {"score", score},
+          {"encoder", enum_name(kSeqVaeEncoderNames, encoder)},
+          {"dec_attn", enum_name(kDecoderAttentionNames, dec_attn)},
+          {"score", enum_name(kSeqVaeScoreNames, score)},
           {"vocab", std::to_string(vocab)},
           {"emb", std::to_string(emb)},
           {"hidden", std::to_string(hidden)},
@@ -31,14 +31,14 @@ SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string
   const ModelMetadata m(meta, file);
   m.expect_task("seqvae", "sequence VAE");
   SeqVaeConfig c;
-  c.encoder = m.get_choice("encoder", {"lstm", "transformer"});
-  c.dec_attn = m.get_choice("dec_attn", {"soft", "none"});
-  c.score = m.get_choice("score", {"additive", "multiplicative"});
+  c.encoder = m.get_enum("encoder", kSeqVaeEncoderNames);
+  c.dec_attn = m.get_enum("dec_attn", kDecoderAttentionNames);
+  c.score = m.get_enum("score", kSeqVaeScoreNames);
   c.vocab = m.get_int("vocab", 4);
   c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 2), c.latent = m.get_int("latent", 1);
   c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
   c.heads = m.get_int("heads", 1), c.tf_layers = m.get_int("tf_layers", 1), c.ff = m.get_int("ff", 0);
-  if (c.hidden % 2 || (c.encoder == "transformer" && c.hidden % c.heads))
+  if (c.hidden % 2 || (c.encoder == SeqVaeEncoder::transformer && c.hidden % c.heads))
     throw input_error(file, 0, fmt::format("model metadata: hidden size {} does not fit the encoder", c.hidden));
   c.dropout = m.get_float("dropout");
   return c;
@@ -46,12 +46,9 @@ SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string
 
 SeqVae::SeqVae(const SeqVaeConfig& cfg) : cfg_(cfg) {
   LAVA_CHECK(cfg.hidden % 2 == 0, "hidden size {} must be even (two LSTM directions)", cfg.hidden);
-  LAVA_CHECK(cfg.encoder == "lstm" || cfg.encoder == "transformer", "unknown encoder {}", cfg.encoder);
-  LAVA_CHECK(cfg.dec_attn == "soft" || cfg.dec_attn == "none", "unknown decoder attention {}", cfg.dec_attn);
-  LAVA_CHECK(cfg.score == "additive" || cfg.score == "multiplicative", "unknown score {}", cfg.score);
   const int E = cfg.emb, H = cfg.hidden, Hd = cfg.hidden, Z = cfg.latent;
   emb_ = ps.add("emb", Shape{cfg.vocab, E});  // shared by encoder and decoder: one vocabulary
-  if (cfg.encoder == "lstm")
+  if (cfg.encoder == SeqVaeEncoder::lstm)
     lstm_encoder_ = BiLstm(ps, "encoder", E, H, cfg.layers);
   else
     tf_encoder_ = SelfAttentionEncoder(ps, "encoder", {E, H, cfg.heads, cfg.ff, cfg.tf_layers});
@@ -59,8 +56,8 @@ SeqVae::SeqVae(const SeqVaeConfig& cfg) : cfg_(cfg) {
   to_log_sigma_ = Linear(ps, "posterior/log_sigma", H, Z);
   for (int l = 0; l < cfg.layers; ++l)
     decoder_.emplace_back(ps, "decoder/l" + std::to_string(l), l == 0 ? E + Z : Hd, Hd);
-  if (cfg.dec_attn == "soft") {
-    if (cfg.score == "additive") {
+  if (cfg.dec_attn == DecoderAttention::soft) {
+    if (cfg.score == SeqVaeScore::additive) {
       score_q_ = ps.add("score/W_q", Shape{Hd, cfg.attn_size});
       score_k_ = ps.add("score/W_k", Shape{H, cfg.attn_size});
       score_v_ = ps.add("score/v", Shape{cfg.attn_size, 1});
@@ -75,7 +72,7 @@ SeqVae::SeqVae(const SeqVaeConfig& cfg) : cfg_(cfg) {
 
 Var<float> SeqVae::summary(Ctx& c, const Batch& batch, Var<float> memory) const {
   const int B = batch.B, S = batch.S, H = cfg_.hidden;
-  if (cfg_.encoder == "lstm") {
+  if (cfg_.encoder == SeqVaeEncoder::lstm) {
     // u_b = [→h at the last real position ‖ ←h at position 0]: each direction's state after reading all of X.
     std::vector<int32_t> last(size_t(B), 0), first(size_t(B), 0);
     for (int b = 0; b < B; ++b) last[size_t(b)] = b * S + batch.src_len[size_t(b)] - 1, first[size_t(b)] = b * S;
@@ -95,7 +92,7 @@ SeqVaeEncoding SeqVae::encode(Ctx& c, const Batch& batch) const {
   const int B = batch.B, S = batch.S;
   Var<float> x = c.drop(embedding(c.p(emb_), batch.src.data(), Shape{B, S}));  // (B, S, E)
   SeqVaeEncoding enc;
-  enc.memory = cfg_.encoder == "lstm" ? lstm_encoder_(c, x, batch.src_len) : tf_encoder_(c, x, batch.src_mask);
+  enc.memory = cfg_.encoder == SeqVaeEncoder::lstm ? lstm_encoder_(c, x, batch.src_len) : tf_encoder_(c, x, batch.src_mask);
   Var<float> u = summary(c, batch, enc.memory);
   enc.mu = to_mu_(c, u);
   enc.sigma = exp(to_log_sigma_(c, u));
@@ -109,7 +106,7 @@ Var<float> SeqVae::sample_z(const SeqVaeEncoding& enc, const CounterRng& noise) 
 Var<float> SeqVae::attention_context(Ctx& c, const Batch& batch, Var<float> h, Var<float> memory) const {
   const int B = batch.B, S = batch.S, T = batch.T;
   Var<float> scores;  // (B, T, S)
-  if (cfg_.score == "additive") {  // vᵀ tanh(W_q h_t + W_k m_i), every (t, i) pair at once
+  if (cfg_.score == SeqVaeScore::additive) {  // vᵀ tanh(W_q h_t + W_k m_i), every (t, i) pair at once
     Var<float> q = matmul(h, c.p(score_q_));       // (B, T, A)
     Var<float> k = matmul(memory, c.p(score_k_));  // (B, S, A)
     scores = mlp_attention_scores(q, k, c.p(score_v_));
@@ -133,7 +130,7 @@ Var<float> SeqVae::token_log_probs(Ctx& c, const Batch& batch, const SeqVaeEncod
   Var<float> h = concat({y, embedding(z, row.data(), Shape{B, T})}, 2);  // (B, T, E + Z)
   for (size_t l = 0; l < decoder_.size(); ++l) h = decoder_[l](c, l > 0 ? c.drop(h) : h);  // (B, T, Hd)
   Var<float> pre = out_h_(c, h);
-  if (cfg_.dec_attn == "soft") pre = add(pre, out_c_(c, attention_context(c, batch, h, enc.memory)));
+  if (cfg_.dec_attn == DecoderAttention::soft) pre = add(pre, out_c_(c, attention_context(c, batch, h, enc.memory)));
   Var<float> o = c.drop(tanh(pre));  // (B, T, Hd)
   Var<float> lp = linear_log_softmax_pick(o, c.p(gen_.W), c.p(gen_.b), batch.tgt_out.data());  // (B, T)
   std::vector<float> mask(size_t(B) * T, 0.f);

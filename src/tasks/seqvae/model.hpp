@@ -19,16 +19,27 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "data/batcher.hpp"
 #include "nn/layers.hpp"
 #include "nn/self_attention_encoder.hpp"
 
 namespace lava {
 
+enum class SeqVaeEncoder { lstm, transformer };
+inline constexpr EnumName<SeqVaeEncoder> kSeqVaeEncoderNames[] = {{SeqVaeEncoder::lstm, "lstm"},
+                                                                  {SeqVaeEncoder::transformer, "transformer"}};
+enum class DecoderAttention { soft, none };
+inline constexpr EnumName<DecoderAttention> kDecoderAttentionNames[] = {{DecoderAttention::soft, "soft"},
+                                                                        {DecoderAttention::none, "none"}};
+enum class SeqVaeScore { additive, multiplicative };  // Bahdanau MLP | Luong general
+inline constexpr EnumName<SeqVaeScore> kSeqVaeScoreNames[] = {{SeqVaeScore::additive, "additive"},
+                                                              {SeqVaeScore::multiplicative, "multiplicative"}};
+
 struct SeqVaeConfig {
-  std::string encoder = "lstm";    // lstm | transformer
-  std::string dec_attn = "soft";   // soft | none
-  std::string score = "additive";  // additive (Bahdanau MLP) | multiplicative (Luong general)
+  SeqVaeEncoder encoder = SeqVaeEncoder::lstm;
+  DecoderAttention dec_attn = DecoderAttention::soft;
+  SeqVaeScore score = SeqVaeScore::additive;
   int vocab = 0;
   int emb = 128, hidden = 256, latent = 32, layers = 1, attn_size = 128;
   int heads = 4, tf_layers = 2, ff = 0;  // transformer encoder only (ff 0: 4·hidden)

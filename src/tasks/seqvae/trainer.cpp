@@ -1,15 +1,10 @@
 #include "tasks/seqvae/trainer.hpp"
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <optional>
 
-#include "core/check.hpp"
-#include "core/stop_signal.hpp"
-#include "nn/optim.hpp"
 #include "core/json.hpp"
-#include "report/progress.hpp"
+#include "train/loop.hpp"
 
 namespace lava {
 
@@ -23,159 +18,197 @@ void add_seqvae_figures(JsonLine& j, const SeqVaeEvalFigures& f) {
 
 namespace {
 
-void print_record(const SeqVaeTrainOptions& opt, const SeqVaeEpochRecord& r) {
-  const SeqVaeEvalFigures& v = r.valid;
-  if (opt.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "epoch").add("task", "seqvae").add("encoder", opt.model.encoder).add("dec_attn", opt.model.dec_attn);
-    j.add("epoch", r.epoch).add("steps", r.steps).add("seconds", r.seconds).add("lr", r.lr);
-    j.add("kl_weight", r.kl_weight).add("free_bits", opt.free_bits);
-    j.add("train_loss", r.train_loss).add("train_recon", r.train_recon).add("train_kl", r.train_kl);
-    add_seqvae_figures(j, v);
-    j.add("kl_per_dim", v.kl_per_dim).add("best", r.best);
-    if (r.partial) j.add("partial", true);
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::fprintf(stderr,
-                 "epoch %.2f  steps %lld  %.0fs  lr %.2e  β %.3f | train loss %.3f recon %.3f kl %.3f | valid elbo "
-                 "%.3f recon %.3f kl %.3f (per sentence)  ppl ≤ %.6g  active units %d/%d%s\n",
-                 r.epoch, (long long)r.steps, r.seconds, r.lr, r.kl_weight, r.train_loss, r.train_recon, r.train_kl,
-                 v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent, r.best ? "  (best)" : "");
-  }
-  std::fflush(stdout);
+// SeqVaeEvalFigures as named scalars for the resume state and back; the per-dimension vectors as kl_per_dim.d and
+// mu_variance.d.
+Figures figures_of(const SeqVaeEvalFigures& f) {
+  Figures out = {{"sentences", double(f.sentences)},
+                 {"tokens", double(f.tokens)},
+                 {"samples", double(f.samples)},
+                 {"elbo", f.elbo},
+                 {"recon", f.recon},
+                 {"kl", f.kl},
+                 {"elbo_per_token", f.elbo_per_token},
+                 {"recon_per_token", f.recon_per_token},
+                 {"kl_per_token", f.kl_per_token},
+                 {"ppl_bound", f.ppl_bound},
+                 {"iw", f.iw},
+                 {"ppl_iw", f.ppl_iw},
+                 {"active_units", double(f.active_units)},
+                 {"latent", double(f.latent)}};
+  for (size_t d = 0; d < f.kl_per_dim.size(); ++d) out.emplace_back(fmt::format("kl_per_dim.{}", d), f.kl_per_dim[d]);
+  for (size_t d = 0; d < f.mu_variance.size(); ++d)
+    out.emplace_back(fmt::format("mu_variance.{}", d), f.mu_variance[d]);
+  return out;
 }
+
+SeqVaeEvalFigures seqvae_figures_of(const Figures& figures) {
+  SeqVaeEvalFigures f;
+  if (figures.empty()) return f;
+  f.sentences = int64_t(figure(figures, "sentences")), f.tokens = int64_t(figure(figures, "tokens"));
+  f.samples = int(figure(figures, "samples"));
+  f.elbo = figure(figures, "elbo"), f.recon = figure(figures, "recon"), f.kl = figure(figures, "kl");
+  f.elbo_per_token = figure(figures, "elbo_per_token"), f.recon_per_token = figure(figures, "recon_per_token");
+  f.kl_per_token = figure(figures, "kl_per_token"), f.ppl_bound = figure(figures, "ppl_bound");
+  f.iw = figure(figures, "iw"), f.ppl_iw = figure(figures, "ppl_iw");
+  f.active_units = int(figure(figures, "active_units")), f.latent = int(figure(figures, "latent"));
+  for (const auto& [name, value] : figures) {
+    if (name.starts_with("kl_per_dim.")) f.kl_per_dim.push_back(value);
+    if (name.starts_with("mu_variance.")) f.mu_variance.push_back(value);
+  }
+  return f;
+}
+
+// Sums of a training step: the loss, reconstruction and KL (summed over sentences) and the sentences.
+enum SeqVaeSum { kLoss, kRecon, kKl, kSentences };
+
+SeqVaeEpochRecord epoch_record(const ValidationRecord& r, int64_t kl_anneal) {
+  SeqVaeEpochRecord e;
+  e.valid = seqvae_figures_of(r.valid.figures);
+  e.epoch = r.position, e.steps = r.steps, e.seconds = r.seconds, e.lr = r.lr, e.partial = r.partial;
+  e.best = r.best;
+  e.kl_weight = kl_weight(std::max<int64_t>(0, r.steps - 1), kl_anneal);  // of the last update before it
+  const double n = std::max(1.0, r.train[kSentences]);
+  e.train_loss = r.train[kLoss] / n, e.train_recon = r.train[kRecon] / n, e.train_kl = r.train[kKl] / n;
+  return e;
+}
+
+class SeqVaeTask final : public TrainTask {
+ public:
+  // load_parallel_corpus builds the vocabulary from train (both "sides" are the same file, so src_vocab == tgt_vocab).
+  explicit SeqVaeTask(const SeqVaeTrainOptions& opt)
+      : opt_(opt),
+        corpus_(load_parallel_corpus(seqvae_corpus_options(opt.data), opt.vocab, opt.vocab)),
+        cfg_(config(opt.model, corpus_.tgt_vocab)),
+        model_(cfg_) {
+    model_.init(float(opt.loop.init), opt.loop.seed);
+    eval_ = opt.eval;
+    eval_.seed = opt.loop.seed;
+    bopt_.batch_size = opt.loop.batch_size;
+  }
+
+  ParamStore<float>& params() override { return model_.ps; }
+  std::vector<std::string> sum_names() const override { return {"loss", "recon", "kl", "sentences"}; }
+  std::vector<std::vector<int>> epoch_batches(int epoch) override {
+    return train_batches(corpus_.train.pairs, bopt_, opt_.loop.seed, epoch);
+  }
+
+  StepResult step(const std::vector<int>& pairs, int64_t step) override {
+    const Batch batch = make_batch(corpus_.train.pairs, pairs);
+    tape_.reset();
+    // Every random draw of update t comes from streams keyed by t: dropout and the posterior sample.
+    const uint64_t t = uint64_t(step);
+    Ctx c{tape_, model_.ps, true, CounterRng(opt_.loop.seed, stream_id("seqvae/train")).child(t), cfg_.dropout};
+    KlOptions klo;
+    klo.weight = float(kl_weight(step, opt_.kl_anneal));
+    klo.free_bits = float(opt_.free_bits);
+    const SeqVaeTerms terms = model_.terms(c, batch, CounterRng(opt_.loop.seed, stream_id("seqvae/z")).child(t), klo);
+    Var<float> loss = affine(terms.loss, 1.f / float(batch.B), 0.f);  // per sentence
+    if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
+    return {loss.item(), {double(loss.item()) * batch.B, terms.recon, terms.kl, double(batch.B)}, double(terms.tokens)};
+  }
+
+  Validation validate() override {
+    const SeqVaeEvalFigures v = evaluate_seqvae(model_, corpus_.valid, eval_);
+    return {v.elbo, figures_of(v)};
+  }
+
+  void save_best(const std::string& path, const ValidationRecord& r) override {
+    if (path.empty()) return;
+    save_seqvae(path, model_, corpus_.tgt_vocab, opt_.data.lang,
+                {{"epoch", fmt::format("{}", r.position)},
+                 {"steps", std::to_string(r.steps)},
+                 {"valid_elbo", fmt::format("{}", figure(r.valid.figures, "elbo"))},
+                 {"valid_kl", fmt::format("{}", figure(r.valid.figures, "kl"))},
+                 {"valid_active_units", std::to_string(int(figure(r.valid.figures, "active_units")))}});
+  }
+
+  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
+    const SeqVaeEpochRecord e = epoch_record(r, opt_.kl_anneal);
+    const SeqVaeEvalFigures& v = e.valid;
+    ReportLine line;
+    JsonLine& j = line.json;
+    j.add("event", "epoch").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, cfg_.encoder))
+        .add("dec_attn", enum_name(kDecoderAttentionNames, cfg_.dec_attn));
+    j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
+    j.add("kl_weight", e.kl_weight).add("free_bits", opt_.free_bits);
+    j.add("train_loss", e.train_loss).add("train_recon", e.train_recon).add("train_kl", e.train_kl);
+    add_seqvae_figures(j, v);
+    j.add("kl_per_dim", v.kl_per_dim).add("best", e.best);
+    if (e.partial) j.add("partial", true);
+    line.text = fmt::format(
+        "epoch {:.2f}  steps {}  {:.0f}s  lr {:.2e}  β {:.3f} | train loss {:.3f} recon {:.3f} kl {:.3f} | valid elbo "
+        "{:.3f} recon {:.3f} kl {:.3f} (per sentence)  ppl ≤ {:.6g}  active units {}/{}{}",
+        e.epoch, e.steps, e.seconds, e.lr, e.kl_weight, e.train_loss, e.train_recon, e.train_kl, v.elbo, v.recon, v.kl,
+        v.ppl_bound, v.active_units, v.latent, e.best ? "  (best)" : "");
+    return line;
+  }
+
+  std::string progress_text(const std::vector<double>& sums, int64_t step, double units_per_second) const override {
+    const double n = sums[kSentences];
+    return fmt::format("-elbo {:.2f} kl {:.2f} β {:.2f} | {:.0f} tok/s", (sums[kKl] - sums[kRecon]) / n, sums[kKl] / n,
+                       kl_weight(std::max<int64_t>(0, step - 1), opt_.kl_anneal), units_per_second);
+  }
+
+  RunIdentity identity() const override {
+    Fingerprint h;
+    h.add(corpus_.tgt_vocab.to_text());
+    for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
+      for (const SentencePair& p : *pairs) h.add_vector(p.tgt);
+    const SeqVaeConfig& m = opt_.model;
+    return {{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
+            {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
+            {"--score", enum_name(kSeqVaeScoreNames, m.score)},
+            {"--latent-size", exact(m.latent)},
+            {"--emb-size", exact(m.emb)},
+            {"--hidden-size", exact(m.hidden)},
+            {"--attn-size", exact(m.attn_size)},
+            {"--layers", exact(m.layers)},
+            {"--heads", exact(m.heads)},
+            {"--tf-layers", exact(m.tf_layers)},
+            {"--ff-size", exact(m.ff)},
+            {"--dropout", exact(m.dropout)},
+            {"--kl-anneal", exact(opt_.kl_anneal)},
+            {"--free-bits", exact(opt_.free_bits)},
+            {"--eval-batch-size", exact(opt_.eval.batch_size)},
+            {"--valid-samples", exact(opt_.eval.samples)},
+            {"--au-threshold", exact(opt_.eval.au_threshold)},
+            {"--lang", opt_.data.lang},
+            {"--max-len", exact(opt_.data.max_len)},
+            {"--min-freq", exact(opt_.vocab.min_freq)},
+            {"--max-vocab", exact(opt_.vocab.max_vocab)},
+            {"data", fmt::format("{} train and {} valid sentences, vocabulary {}, hash {}", corpus_.train.pairs.size(),
+                                 corpus_.valid.pairs.size(), corpus_.tgt_vocab.size(), h.hex())}};
+  }
+
+ private:
+  static SeqVaeConfig config(SeqVaeConfig cfg, const Vocab& vocab) {
+    cfg.vocab = vocab.size();
+    return cfg;
+  }
+
+  const SeqVaeTrainOptions& opt_;
+  const ParallelCorpus corpus_;
+  const SeqVaeConfig cfg_;
+  SeqVae model_;
+  SeqVaeEvalOptions eval_;
+  BatchOptions bopt_;
+  Tape<float> tape_;
+};
 
 }  // namespace
 
 SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt) {
-  const CorpusOptions co = seqvae_corpus_options(opt.data);
-  // load_parallel_corpus builds the vocabulary from train (both "sides" are the same file, so src_vocab == tgt_vocab).
-  const ParallelCorpus corpus = load_parallel_corpus(co, opt.vocab, opt.vocab);
-  const Vocab& vocab = corpus.tgt_vocab;
-  SeqVaeConfig cfg = opt.model;
-  cfg.vocab = vocab.size();
-  SeqVae model(cfg);
-  model.init(float(opt.init), opt.seed);
-  Adam<float> adam;
-  adam.lr = float(opt.lr);
-  Tape<float> tape;
-  SeqVaeEvalOptions eval_opt = opt.eval;
-  eval_opt.seed = opt.seed;
-  BatchOptions bopt;
-  bopt.batch_size = opt.batch_size;
-
-  SeqVaeTrainSummary summary;
-  double best_elbo = -INFINITY;
-  int stale_epochs = 0;
-  int64_t tokens_seen = 0;
-  double loss_sum = 0, recon_sum = 0, kl_sum = 0, sent_sum = 0;  // since the last validation
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  auto bound_reached = [&] {
-    return (opt.max_steps > 0 && summary.steps >= opt.max_steps) ||
-           (opt.max_minutes > 0 && elapsed() >= 60 * opt.max_minutes);
-  };
-
-  // Validates, keeps the best model, prints the line; returns whether it was the best so far.
-  auto validate = [&](double epoch, bool partial) {
-    SeqVaeEpochRecord r;
-    r.valid = evaluate_seqvae(model, corpus.valid, eval_opt);
-    r.epoch = epoch, r.steps = summary.steps, r.seconds = elapsed(), r.lr = adam.lr, r.partial = partial;
-    r.kl_weight = kl_weight(std::max<int64_t>(0, summary.steps - 1), opt.kl_anneal);
-    const double n = std::max(1.0, sent_sum);
-    r.train_loss = loss_sum / n, r.train_recon = recon_sum / n, r.train_kl = kl_sum / n;
-    loss_sum = recon_sum = kl_sum = sent_sum = 0;
-    r.best = r.valid.elbo > best_elbo;
-    if (r.best) {
-      best_elbo = r.valid.elbo;
-      summary.best_valid = r.valid;
-      summary.best_epoch = epoch;
-      if (!opt.save.empty()) {
-        SaveShield shield;
-        save_seqvae(opt.save, model, vocab, opt.data.lang,
-                    {{"epoch", fmt::format("{}", epoch)},
-                     {"steps", std::to_string(summary.steps)},
-                     {"valid_elbo", fmt::format("{}", r.valid.elbo)},
-                     {"valid_kl", fmt::format("{}", r.valid.kl)},
-                     {"valid_active_units", std::to_string(r.valid.active_units)}});
-      }
-    }
-    summary.history.push_back(r);
-    print_record(opt, r);
-    return r.best;
-  };
-
-  StopSignalGuard guard;  // SIGINT/SIGTERM: stop after the update in progress
-  bool stop = false;
-  int64_t validated_at = -1;  // the update count of the last validation
-  for (int epoch = 1; epoch <= opt.epochs && !stop; ++epoch) {
-    const auto batches = train_batches(corpus.train.pairs, bopt, opt.seed, epoch);
-    std::optional<Progress> progress;  // made at the first update after the start or a validation
-    size_t done = 0;
-    for (; done < batches.size(); ++done) {
-      if (bound_reached() || stop_signal_received()) {
-        stop = true;
-        break;
-      }
-      if (!progress)
-        progress.emplace(int64_t(batches.size()),
-                         done == 0 ? fmt::format("epoch {}", epoch) : fmt::format("epoch {} (from {})", epoch, done));
-      const Batch batch = make_batch(corpus.train.pairs, batches[done]);
-      tape.reset();
-      // Every random draw of update t comes from streams keyed by t: dropout and the posterior sample.
-      const uint64_t t = uint64_t(summary.steps);
-      Ctx c{tape, model.ps, true, CounterRng(opt.seed, stream_id("seqvae/train")).child(t), cfg.dropout};
-      KlOptions klo;
-      klo.weight = float(kl_weight(summary.steps, opt.kl_anneal));
-      klo.free_bits = float(opt.free_bits);
-      const SeqVaeTerms terms = model.terms(c, batch, CounterRng(opt.seed, stream_id("seqvae/z")).child(t), klo);
-      Var<float> loss = affine(terms.loss, 1.f / float(batch.B), 0.f);  // per sentence
-      float norm = 0;
-      if (std::isfinite(loss.item())) {
-        tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
-        norm = grad_norm(model.ps);
-      }
-      if (!std::isfinite(loss.item()) || !std::isfinite(norm)) {
-        std::fprintf(stderr, "lava train: the %s became %f at step %lld; stopping before that update\n",
-                     std::isfinite(loss.item()) ? "gradient norm" : "loss",
-                     double(std::isfinite(loss.item()) ? norm : loss.item()), (long long)summary.steps);
-        summary.stopped_on_nan = stop = true;
-        break;
-      }
-      adam.step(model.ps, clip_factor(norm, float(opt.clip)));
-      ++summary.steps;
-      tokens_seen += terms.tokens;
-      loss_sum += double(loss.item()) * batch.B, recon_sum += terms.recon, kl_sum += terms.kl, sent_sum += batch.B;
-      progress->update(int64_t(done + 1),
-                      fmt::format("-elbo {:.2f} kl {:.2f} β {:.2f} | {:.0f} tok/s", (kl_sum - recon_sum) / sent_sum,
-                                  kl_sum / sent_sum, klo.weight, double(tokens_seen) / std::max(1e-9, elapsed())));
-      if (opt.valid_every > 0 && summary.steps % opt.valid_every == 0 && done + 1 < batches.size()) {
-        progress->finish();
-        progress.reset();
-        validate(epoch - 1 + double(done + 1) / double(batches.size()), true);
-        validated_at = summary.steps;
-      }
-    }
-    if (progress) progress->finish();
-    if (summary.stopped_on_nan) break;
-    summary.epochs = epoch;
-    if (summary.steps == validated_at) break;  // stopped before any update since the last validation
-    const bool complete = done == batches.size();
-    const bool best = validate(epoch - 1 + double(done) / double(std::max<size_t>(1, batches.size())), !complete);
-    validated_at = summary.steps;
-    if (!complete) break;
-    if (best) {
-      stale_epochs = 0;
-    } else {
-      ++stale_epochs;
-      if (epoch >= opt.start_decay_at) adam.lr *= float(opt.lr_decay);
-    }
-    if (opt.patience > 0 && stale_epochs >= opt.patience) break;
-  }
-  summary.stop_signal = stop_signal_received();
-  summary.seconds = elapsed();
-  summary.tokens_per_second = double(tokens_seen) / std::max(1e-9, summary.seconds);
-  return summary;
+  const SaveLock lock(opt.loop.save);
+  SeqVaeTask task(opt);
+  const LoopSummary s = train_loop("seqvae", opt.loop, task, lock);
+  SeqVaeTrainSummary out;
+  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_position;
+  out.seconds = s.seconds, out.tokens_per_second = s.units_per_second;
+  out.best_valid = seqvae_figures_of(s.kept.figures);
+  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
+  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
+  for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r, opt.kl_anneal));
+  return out;
 }
 
 }  // namespace lava

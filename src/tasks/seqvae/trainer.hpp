@@ -1,16 +1,15 @@
 #pragma once
-// Training of the sequence VAE (lava train --task seqvae) on one side of a corpus. Adam, gradient clipping by global
-// norm, the loss normalised per sentence, KL annealing (kl_weight) and free bits (KlOptions), validation at every
-// epoch end and every `valid_every` updates, the learning rate multiplied by lr_decay at an epoch end from
-// `start_decay_at` on whenever the validation ELBO did not improve, the best checkpoint by validation ELBO written
-// atomically, one JSON line per validation. A NaN or infinite loss or gradient norm stops the run before that
-// update. SIGINT/SIGTERM stop the run after the update in progress (summary.stop_signal); there is no resume state.
+// Training of the sequence VAE (lava train --task seqvae) on one side of a corpus, through the training loop of
+// train/loop.hpp (Adam, clipping, validation at epoch ends and every valid_every updates, decay, patience,
+// checkpoints, signals, resume): the loss normalised per sentence, KL annealing (kl_weight) and free bits
+// (KlOptions), the best model by validation ELBO, one JSON line per validation. Update t draws dropout from
+// CounterRng(seed, "seqvae/train").child(t) and the posterior sample from CounterRng(seed, "seqvae/z").child(t).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tasks/seqvae/eval.hpp"
-#include "report/table.hpp"
+#include "train/loop_options.hpp"
 
 namespace lava {
 
@@ -22,18 +21,8 @@ struct SeqVaeTrainOptions {
   SeqVaeConfig model;           // vocab size comes from the data
   int64_t kl_anneal = 0;        // linear KL weight 0 -> 1 over this many updates (0 = weight 1 throughout)
   double free_bits = 0;         // λ nats per latent dimension (0 = off)
-  int epochs = 10;
-  int64_t max_steps = 0;        // stop after this many updates (0 = no limit)
-  double max_minutes = 0;       // stop after this much training time (0 = no limit)
-  int64_t valid_every = 0;      // also validate every this many updates (0 = at epoch ends only)
-  int batch_size = 32;
-  SeqVaeEvalOptions eval;       // validation: batch size, samples, active-unit threshold (seed set from `seed`)
-  double lr = 1e-3, clip = 5, init = 0.1, lr_decay = 0.5;
-  int start_decay_at = 2;
-  int patience = 0;             // stop after this many epoch ends without improvement (0 = never)
-  std::string save;             // best checkpoint path ("" = none)
-  uint64_t seed = 1;
-  OutputFormat format = OutputFormat::table;
+  TrainLoopOptions loop;        // the sequence VAE's defaults are the loop's own
+  SeqVaeEvalOptions eval;       // validation: batch size, samples, active-unit threshold (seed set from the loop's)
 };
 
 // One validation: where the run stood, its training averages since the previous validation, and the figures.
@@ -54,6 +43,9 @@ struct SeqVaeTrainSummary {
   SeqVaeEvalFigures best_valid;
   bool stopped_on_nan = false;
   int stop_signal = 0;
+  int stop_epoch = 0;            // where the run stopped: the epoch in progress
+  int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
+  std::string resume_state;     // the resume state last written ("" = none)
   std::vector<SeqVaeEpochRecord> history;
 };
 

@@ -1,155 +1,251 @@
 #include "tasks/vqa/trainer.hpp"
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
-#include "nn/optim.hpp"
-#include "core/json.hpp"
-#include "report/progress.hpp"
+#include "core/check.hpp"
+#include "core/stop_signal.hpp"
+#include "train/loop.hpp"
 
 namespace lava {
-
-namespace {
-
-void print_epoch(const VqaTrainOptions& opt, const VqaEpochRecord& r, const VqaEvalFigures& v, bool best) {
-  if (opt.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "epoch").add("task", "vqa").add("attn", variant_info(opt.model.attn).name);
-    j.add("epoch", r.epoch).add("steps", r.steps).add("seconds", r.seconds).add("lr", r.lr);
-    j.add("train_objective", r.train_objective).add("train_kl", r.train_kl);
-    j.add("valid_nll", v.nll).add("valid_accuracy", v.accuracy).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
-    j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
-    j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
-    j.add("best", best);
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::fprintf(stderr,
-                 "epoch %.2f  steps %lld  %.0fs  lr %.2e  train obj %.4f kl %.4f | valid nll %.4f acc %.4f elbo %.4f "
-                 "kl %.4f gap %.4f H(p) %.3f region p %.3f post %.3f%s\n",
-                 r.epoch, (long long)r.steps, r.seconds, r.lr, r.train_objective, r.train_kl, v.nll, v.accuracy,
-                 v.elbo, v.kl, v.kl_gap, v.entropy, v.region_acc_prior, v.region_acc_posterior,
-                 best ? "  (best)" : "");
-  }
-  std::fflush(stdout);
-}
-
-}  // namespace
 
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f) {
   if (std::isnan(f.nll)) return f.accuracy;  // no validation answer was seen in training: nothing has a likelihood
   return valid_criterion(v, f.nll, f.elbo);
 }
 
-VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
-  const VqaSplit train = load_vqa_split(opt.data, "train");
-  const VqaSplit valid = load_vqa_split(opt.data, "valid", train.features);
-  if (valid.features->num_regions() != train.features->num_regions() || valid.features->dim() != train.features->dim())
-    throw input_error(valid.features_path, 0,
-                      fmt::format("{} regions of {} features; the train split has {} of {}",
-                                  valid.features->num_regions(), valid.features->dim(), train.features->num_regions(),
-                                  train.features->dim()));
-  const Vocab words = build_question_vocab(train.questions);
-  const AnswerVocab answers = AnswerVocab::build(train.questions);
-  const VqaEncoded train_enc = encode_vqa(train.questions, words, answers);
-  const VqaEncoded valid_enc = encode_vqa(valid.questions, words, answers);
+namespace {
 
-  VqaConfig cfg = opt.model;
-  cfg.words = words.size(), cfg.answers = answers.size();
-  cfg.regions = train.features->num_regions(), cfg.feature_dim = train.features->dim();
-  VqaModel model(cfg);
-  model.ps.init_uniform(float(opt.init), opt.seed);
-  Adam<float> adam;
-  adam.lr = float(opt.lr);
-  Tape<float> tape;
-  VqaTrainSummary summary;
-  double best_criterion = -INFINITY;
-  std::vector<float> best_params;
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  int64_t questions_seen = 0;
-  int stale_epochs = 0;
-  bool stop = false;
-  const std::string title = fmt::format("vqa {}", variant_info(cfg.attn).name);
-  for (int epoch = 1; epoch <= opt.epochs && !stop; ++epoch) {
-    const auto batches = vqa_train_batches(int(train.questions.size()), opt.batch_size, opt.seed, epoch);
-    Progress progress(int64_t(batches.size()), fmt::format("epoch {}", epoch));
-    double obj_sum = 0, kl_sum = 0, n_sum = 0;
-    size_t done = 0;
-    for (; done < batches.size(); ++done) {
-      const VqaBatch batch = make_vqa_batch(train, train_enc, batches[done]);
-      tape.reset();
-      Ctx c{tape, model.ps, true, CounterRng(opt.seed, stream_id("vqa/train")).child(uint64_t(summary.steps)),
-            cfg.dropout};
-      ObjectiveOptions objective = opt.objective;
-      objective.step = summary.steps;
-      ObjectiveTerms terms = model.objective(c, batch, objective);
-      Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per question
-      if (!std::isfinite(loss.item())) {
-        std::fprintf(stderr, "lava train: the loss became %f at step %lld; stopping (the last checkpoint is kept)\n",
-                     double(loss.item()), (long long)summary.steps);
-        summary.stopped_on_nan = true;
-        stop = true;
-        break;
-      }
-      tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
-      adam.step(model.ps, clip_factor(grad_norm(model.ps), float(opt.clip)));
-      ++summary.steps;
-      questions_seen += batch.B;
-      obj_sum += terms.value_sum, kl_sum += terms.kl_sum, n_sum += batch.B;
-      progress.update(int64_t(done + 1),
-                      fmt::format("obj {:.3f} | {:.0f} q/s", obj_sum / n_sum, double(questions_seen) / elapsed()));
-      if ((opt.max_steps > 0 && summary.steps >= opt.max_steps) ||
-          (opt.max_minutes > 0 && elapsed() >= 60 * opt.max_minutes)) {
-        ++done;
-        stop = true;
-        break;
-      }
-    }
-    progress.finish();
-    if (summary.stopped_on_nan) break;
-    const VqaEvalFigures v = evaluate_vqa(model, valid, valid_enc, answers, opt.eval_batch_size, 0, opt.seed);
-    const double criterion = vqa_valid_criterion(cfg.attn, v);
-    const bool best = criterion > best_criterion;
-    VqaEpochRecord r;
-    r.epoch = epoch - 1 + double(done) / double(std::max<size_t>(1, batches.size()));
-    r.steps = summary.steps, r.seconds = elapsed(), r.lr = adam.lr;
-    r.train_objective = obj_sum / std::max(1.0, n_sum), r.train_kl = kl_sum / std::max(1.0, n_sum);
-    r.valid_nll = v.nll, r.valid_accuracy = v.accuracy, r.valid_elbo = v.elbo, r.valid_kl = v.kl;
-    r.valid_kl_gap = v.kl_gap, r.valid_region_acc_prior = v.region_acc_prior;
-    r.valid_region_acc_posterior = v.region_acc_posterior;
-    summary.history.push_back(r);
-    if (best) {
-      best_criterion = criterion;
-      summary.best_valid = v;
-      summary.best_epoch = epoch;
-      stale_epochs = 0;
-      best_params.assign(model.ps.values(), model.ps.values() + model.ps.size());
-      if (!opt.save.empty())
-        save_vqa(opt.save, model, words, answers,
-                 {{"epoch", std::to_string(epoch)},
-                  {"steps", std::to_string(summary.steps)},
-                  {"valid_nll", fmt::format("{}", v.nll)},
-                  {"valid_accuracy", fmt::format("{}", v.accuracy)}});
-    } else {
-      ++stale_epochs;
-      if (epoch >= opt.start_decay_at) adam.lr *= float(opt.lr_decay);
-    }
-    summary.epochs = epoch;
-    print_epoch(opt, r, v, best);
-    if (!opt.plot_dir.empty()) write_vqa_learning_curves(opt.plot_dir, title, summary.history);
-    if (opt.patience > 0 && stale_epochs >= opt.patience) break;
+// The scalar figures of VqaEvalFigures, by name, for the resume state and back (per-type accuracies stay out).
+std::vector<std::pair<const char*, double*>> figure_fields(VqaEvalFigures& f) {
+  return {{"questions", &f.questions},
+          {"unseen", &f.unseen},
+          {"nll", &f.nll},
+          {"accuracy", &f.accuracy},
+          {"vqa_score", &f.vqa_score},
+          {"elbo", &f.elbo},
+          {"kl", &f.kl},
+          {"kl_gap", &f.kl_gap},
+          {"kl_posterior", &f.kl_posterior},
+          {"identity_error", &f.identity_error},
+          {"entropy", &f.entropy},
+          {"region_questions", &f.region_questions},
+          {"region_acc_prior", &f.region_acc_prior},
+          {"region_acc_posterior", &f.region_acc_posterior},
+          {"region_acc_q", &f.region_acc_q},
+          {"nll_mean_attn", &f.nll_mean_attn}};
+}
+
+VqaEvalFigures vqa_figures_of(const Figures& figures) {
+  VqaEvalFigures f;
+  for (const auto& [name, value] : figure_fields(f)) *value = figure(figures, name);
+  return f;
+}
+
+// Sums of a training step: the objective and KL (summed over questions) and the questions.
+enum VqaSum { kObj, kKl, kQuestions };
+
+VqaEpochRecord epoch_record(const ValidationRecord& r) {
+  const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
+  VqaEpochRecord e;
+  e.epoch = r.position, e.steps = r.steps, e.seconds = r.seconds, e.lr = r.lr;
+  const double n = std::max(1.0, r.train[kQuestions]);
+  e.train_objective = r.train[kObj] / n, e.train_kl = r.train[kKl] / n;
+  e.valid_nll = v.nll, e.valid_accuracy = v.accuracy, e.valid_elbo = v.elbo, e.valid_kl = v.kl;
+  e.valid_kl_gap = v.kl_gap, e.valid_region_acc_prior = v.region_acc_prior;
+  e.valid_region_acc_posterior = v.region_acc_posterior;
+  return e;
+}
+
+class VqaTask final : public TrainTask {
+ public:
+  explicit VqaTask(const VqaTrainOptions& opt)
+      : opt_(opt),
+        train_(load_vqa_split(opt.data, "train")),
+        valid_(load_vqa_split(opt.data, "valid", train_.features)),
+        words_(build_question_vocab(train_.questions)),
+        answers_(AnswerVocab::build(train_.questions)),
+        train_enc_(encode_vqa(train_.questions, words_, answers_)),
+        valid_enc_(encode_vqa(valid_.questions, words_, answers_)),
+        cfg_(config(opt.model, train_, words_, answers_)),
+        model_(cfg_) {
+    if (valid_.features->num_regions() != train_.features->num_regions() ||
+        valid_.features->dim() != train_.features->dim())
+      throw input_error(valid_.features_path, 0,
+                        fmt::format("{} regions of {} features; the train split has {} of {}",
+                                    valid_.features->num_regions(), valid_.features->dim(),
+                                    train_.features->num_regions(), train_.features->dim()));
+    model_.ps.init_uniform(float(opt.loop.init), opt.loop.seed);
   }
-  summary.seconds = elapsed();
-  summary.questions_per_second = double(questions_seen) / std::max(1e-9, summary.seconds);
-  if (!opt.plot_dir.empty() && !best_params.empty()) {
-    std::copy(best_params.begin(), best_params.end(), model.ps.values());
-    write_vqa_attention_plots(opt.plot_dir, model, valid, valid_enc, answers, opt.plot_questions,
-                              fmt::format("best epoch {}", summary.best_epoch));
+
+  ParamStore<float>& params() override { return model_.ps; }
+  std::vector<std::string> sum_names() const override { return {"objective", "kl", "questions"}; }
+  std::vector<std::vector<int>> epoch_batches(int epoch) override {
+    return vqa_train_batches(int(train_.questions.size()), opt_.loop.batch_size, opt_.loop.seed, epoch);
   }
-  return summary;
+
+  StepResult step(const std::vector<int>& index, int64_t step) override {
+    const VqaBatch batch = make_vqa_batch(train_, train_enc_, index);
+    tape_.reset();
+    Ctx c{tape_, model_.ps, true, CounterRng(opt_.loop.seed, stream_id("vqa/train")).child(uint64_t(step)),
+          cfg_.dropout};
+    ObjectiveOptions objective = opt_.objective;
+    objective.step = step;
+    ObjectiveTerms terms = model_.objective(c, batch, objective);
+    Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per question
+    if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
+    return {loss.item(), {terms.value_sum, terms.kl_sum, double(batch.B)}, double(batch.B)};
+  }
+
+  Validation validate() override {
+    VqaEvalFigures v = evaluate_vqa(model_, valid_, valid_enc_, answers_, opt_.eval_batch_size, 0, opt_.loop.seed);
+    Validation out;
+    out.criterion = vqa_valid_criterion(cfg_.attn, v);
+    for (const auto& [name, value] : figure_fields(v)) out.figures.emplace_back(name, *value);
+    return out;
+  }
+
+  void save_best(const std::string& path, const ValidationRecord& r) override {
+    best_params_.assign(model_.ps.values(), model_.ps.values() + model_.ps.size());  // for the attention pictures
+    best_epoch_ = r.epoch;
+    if (path.empty()) return;
+    save_vqa(path, model_, words_, answers_,
+             {{"epoch", std::to_string(r.epoch)},
+              {"steps", std::to_string(r.steps)},
+              {"valid_nll", fmt::format("{}", figure(r.valid.figures, "nll"))},
+              {"valid_accuracy", fmt::format("{}", figure(r.valid.figures, "accuracy"))}});
+  }
+
+  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>& history) override {
+    const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
+    const VqaEpochRecord e = epoch_record(r);
+    ReportLine line;
+    JsonLine& j = line.json;
+    j.add("event", "epoch").add("task", "vqa").add("attn", variant_info(cfg_.attn).name);
+    j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
+    j.add("train_objective", e.train_objective).add("train_kl", e.train_kl);
+    j.add("valid_nll", v.nll).add("valid_accuracy", v.accuracy).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
+    j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
+    j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
+    j.add("best", r.best);
+    if (r.partial) j.add("partial", true);
+    line.text = fmt::format(
+        "epoch {:.2f}  steps {}  {:.0f}s  lr {:.2e}  train obj {:.4f} kl {:.4f} | valid nll {:.4f} acc {:.4f} elbo "
+        "{:.4f} kl {:.4f} gap {:.4f} H(p) {:.3f} region p {:.3f} post {:.3f}{}",
+        e.epoch, e.steps, e.seconds, e.lr, e.train_objective, e.train_kl, v.nll, v.accuracy, v.elbo, v.kl, v.kl_gap,
+        v.entropy, v.region_acc_prior, v.region_acc_posterior, r.best ? "  (best)" : "");
+    if (!opt_.plot_dir.empty()) {
+      std::vector<VqaEpochRecord> curves;
+      for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
+      write_vqa_learning_curves(opt_.plot_dir, fmt::format("vqa {}", variant_info(cfg_.attn).name), curves);
+    }
+    return line;
+  }
+
+  std::string progress_text(const std::vector<double>& sums, int64_t, double units_per_second) const override {
+    return fmt::format("obj {:.3f} | {:.0f} q/s", sums[kObj] / sums[kQuestions], units_per_second);
+  }
+
+  RunIdentity identity() const override;
+
+  // The attention pictures of the best model (the one this session kept, else the best-model file's).
+  void plot_best(int kept_epoch) {
+    if (opt_.plot_dir.empty()) return;
+    if (best_params_.empty()) {
+      std::error_code ec;
+      if (opt_.loop.save.empty() || !std::filesystem::exists(opt_.loop.save, ec)) return;
+      LoadedVqa saved = load_vqa(opt_.loop.save);
+      if (saved.model->ps.size() != model_.ps.size()) return;
+      best_params_.assign(saved.model->ps.values(), saved.model->ps.values() + saved.model->ps.size());
+      best_epoch_ = kept_epoch;
+    }
+    std::copy(best_params_.begin(), best_params_.end(), model_.ps.values());
+    SaveShield shield;
+    write_vqa_attention_plots(opt_.plot_dir, model_, valid_, valid_enc_, answers_, opt_.plot_questions,
+                              fmt::format("best epoch {}", best_epoch_));
+  }
+
+ private:
+  static VqaConfig config(VqaConfig cfg, const VqaSplit& train, const Vocab& words, const AnswerVocab& answers) {
+    cfg.words = words.size(), cfg.answers = answers.size();
+    cfg.regions = train.features->num_regions(), cfg.feature_dim = train.features->dim();
+    return cfg;
+  }
+
+  const VqaTrainOptions& opt_;
+  const VqaSplit train_, valid_;
+  const Vocab words_;
+  const AnswerVocab answers_;
+  const VqaEncoded train_enc_, valid_enc_;
+  const VqaConfig cfg_;
+  VqaModel model_;
+  Tape<float> tape_;
+  std::vector<float> best_params_;
+  int best_epoch_ = 0;
+};
+
+RunIdentity VqaTask::identity() const {
+  // The data: vocabularies, every train and valid question as encoded, and the features' shape and the first and
+  // last image's values (all of them would mean computing every scene's features at each start).
+  Fingerprint h;
+  h.add(words_.to_text()).add(answers_.to_text());
+  for (const auto* split : {&train_, &valid_}) {
+    const VqaEncoded& enc = split == &train_ ? train_enc_ : valid_enc_;
+    for (size_t i = 0; i < enc.words.size(); ++i) {
+      const int32_t image_answer[2] = {split->questions[i].image, enc.answer[i]};
+      h.add(image_answer, sizeof image_answer).add_vector(enc.words[i]);
+    }
+    const RegionFeatures& f = *split->features;
+    const int32_t shape[3] = {f.num_images(), f.num_regions(), f.dim()};
+    h.add(shape, sizeof shape);
+    std::vector<float> values(size_t(f.num_regions()) * size_t(f.dim()));
+    for (int image : {0, f.num_images() - 1}) {
+      f.get(image, values.data());
+      h.add_vector(values);
+    }
+  }
+  const VqaConfig& m = opt_.model;
+  RunIdentity id{{"--attn", variant_info(m.attn).name},
+                 {"--emb-size", exact(m.emb)},
+                 {"--hidden-size", exact(m.hidden)},
+                 {"--attn-size", exact(m.attn_size)},
+                 {"--mlp-size", exact(m.mlp)},
+                 {"--answer-emb", exact(m.answer_emb)},
+                 {"--dropout", exact(m.dropout)},
+                 {"--samples", exact(opt_.objective.samples)},
+                 {"--temperature", exact(opt_.objective.temperature)},
+                 {"--warm-start", exact(opt_.objective.warm_start)},
+                 {"--att-kl", exact(opt_.objective.att_kl)},
+                 {"--att-kl-anneal", exact(opt_.objective.kl_anneal)},
+                 {"--crf-l2", exact(opt_.objective.crf_l2)},
+                 {"--eval-batch-size", exact(opt_.eval_batch_size)}};
+  std::map<std::string, std::string> variant;
+  m.variant.to_metadata(m.attn, variant);
+  for (const auto& [key, value] : variant) id.push_back({key, value});
+  id.push_back({"data", fmt::format("{} train and {} valid questions, {} words, {} answers, hash {}",
+                                    train_.questions.size(), valid_.questions.size(), words_.size(), answers_.size(),
+                                    h.hex())});
+  return id;
+}
+
+}  // namespace
+
+VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
+  const SaveLock lock(opt.loop.save);
+  VqaTask task(opt);
+  const LoopSummary s = train_loop("vqa", opt.loop, task, lock);
+  task.plot_best(s.kept_epoch);
+  VqaTrainSummary out;
+  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_epoch;
+  out.seconds = s.seconds, out.questions_per_second = s.units_per_second;
+  out.best_valid = vqa_figures_of(s.kept.figures);
+  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
+  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
+  for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r));
+  return out;
 }
 
 }  // namespace lava

@@ -1,7 +1,8 @@
 #pragma once
-// Training of the VQA model (lava train --task vqa). Adam, gradient clipping by global norm, loss normalised per
-// question, learning rate multiplied by lr_decay from epoch `start_decay_at` on whenever the validation criterion
-// does not improve on the best so far, the best checkpoint kept (written atomically), one JSON line per epoch.
+// Training of the VQA model (lava train --task vqa) through the training loop of train/loop.hpp (Adam, clipping,
+// decay, patience, checkpoints, resume): loss normalised per question, one JSON line per validation. Dropout and
+// sampling draw update t's randomness from CounterRng(seed, "vqa/train").child(t); the batches of epoch e are
+// vqa_train_batches(questions, batch size, seed, e).
 // The validation criterion is the bound the variant trains, per question: log p(y|x) for soft, none and marginal,
 // the ELBO for the others (the Jensen bound Σ_i p_i log f_i for hard-*, where q = p).
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "tasks/vqa/eval.hpp"
 #include "tasks/vqa/model.hpp"
-#include "report/table.hpp"
+#include "train/loop_options.hpp"
 
 namespace lava {
 
@@ -18,19 +19,16 @@ struct VqaTrainOptions {
   VqaDataOptions data;
   VqaConfig model;  // attention variant and sizes; vocabulary and feature sizes come from the data
   ObjectiveOptions objective;
-  int epochs = 10;
-  int64_t max_steps = 0;   // stop after this many updates (0 = no limit)
-  double max_minutes = 0;  // stop after this much training time (0 = no limit)
-  int batch_size = 32;
+  // The default init 0.3 matters: the prior's additive scorer only lets the attention move once the region
+  // projections leave tanh's linear range (cli/cmd_vqa.cpp's help).
+  TrainLoopOptions loop = [] {
+    TrainLoopOptions o;
+    o.lr = 2e-3, o.init = 0.3;
+    return o;
+  }();
   int eval_batch_size = 256;
-  double lr = 2e-3, clip = 5, init = 0.3, lr_decay = 0.5;
-  int start_decay_at = 2;
-  int patience = 0;          // stop after this many epochs without improvement (0 = never)
-  std::string save;          // best checkpoint path ("" = none)
-  std::string plot_dir;      // learning curves each epoch, attention pictures of the best model at the end ("" = none)
+  std::string plot_dir;      // learning curves each validation, attention pictures of the best model at the end
   int plot_questions = 6;    // how many validation questions get an attention picture
-  uint64_t seed = 1;
-  OutputFormat format = OutputFormat::table;
 };
 
 // One epoch (or the part of one a run stopped in). Figures are per question.
@@ -48,6 +46,10 @@ struct VqaTrainSummary {
   double seconds = 0, questions_per_second = 0;
   VqaEvalFigures best_valid;
   bool stopped_on_nan = false;
+  int stop_signal = 0;            // SIGINT or SIGTERM if a signal stopped the run
+  int stop_epoch = 0;            // where the run stopped: the epoch in progress
+  int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
+  std::string resume_state;       // the resume state last written ("" = none)
   std::vector<VqaEpochRecord> history;
 };
 

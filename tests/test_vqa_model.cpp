@@ -1,7 +1,7 @@
-// The VQA experiment on a tiny user data set (a .npy of region features and question TSVs): the KL-gap identity per
-// question for var-enum, nll and accuracy recomputed with plain loops in double, the region-attention figures of a
-// hand-made case, every bad-input case, bit-identical training steps with 1 and 2 threads, and the CLI functions
-// end to end (JSON lines, model file, plots).
+// The VQA model on a tiny user data set (a .npy of region features and question TSVs, tests/vqa_fixture.hpp): the
+// KL-gap identity per question for var-enum, nll and accuracy recomputed with plain loops in double, the
+// region-attention figures of a hand-made case, every bad-input case, bit-identical training steps with 1 and 2
+// threads. The CLI functions end to end are in tests/test_vqa_cli.cpp.
 #include <doctest/doctest.h>
 #include <omp.h>
 #include <unistd.h>
@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "check_input_error.hpp"
-#include "non_finite_model.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "core/atomic_file.hpp"
 #include "core/rng.hpp"
@@ -25,45 +24,12 @@
 #include "nn/optim.hpp"
 #include "core/json.hpp"
 #include "temp_dir.hpp"
+#include "vqa_fixture.hpp"
 
 using namespace lava;
+using vqa_test::TinyVqa;
 
 namespace {
-
-// A tiny user data set: images × regions × dim uniform features, and questions whose answer is a function of one
-// region's first feature (so the data has something to learn). test holds an answer training never saw ("green")
-// and answer counts.
-struct TinyVqa {
-  TempDir tmp{"vqa"};
-  std::string features, questions;  // questions: a directory with {train,valid,test}.questions.tsv
-  int images, regions, dim;
-
-  explicit TinyVqa(int n_images = 12, int n_regions = 4, int n_dim = 6, int n_train = 40)
-      : images(n_images), regions(n_regions), dim(n_dim) {
-    features = tmp.file("feats.npy");
-    std::vector<float> f(size_t(images) * size_t(regions) * size_t(dim));
-    const CounterRng rng(7, 1);
-    for (size_t i = 0; i < f.size(); ++i) f[i] = float(rng.uniform(i));
-    write_npy(features, {images, regions, dim}, f.data());
-    questions = tmp.file("q");
-    std::filesystem::create_directories(questions);
-    const char* colours[] = {"red", "blue", "top left"};
-    auto question = [&](int k, int line, bool test) {
-      const int image = k % images, region = (k / images) % regions;
-      const float v = f[(size_t(image) * size_t(regions) + size_t(region)) * size_t(dim)];
-      const std::string answer = test && line == 3 ? "green" : colours[int(v * 3)];
-      const std::string counts = test ? fmt::format("{}:2,red:1", answer) : "";
-      return fmt::format("{}\twhat is in region {} ?\t{}\t{}\t{}\t{}\n", image, region, answer, counts,
-                         region % 2 ? "odd" : "even", region);
-    };
-    for (auto [split, n] : {std::pair<const char*, int>{"train", n_train}, {"valid", 10}, {"test", 10}}) {
-      std::string text = "# image\tquestion\tanswer\tcounts\ttype\tregions\n";
-      for (int k = 0; k < n; ++k) text += question(k + (split[1] == 'r' ? 0 : 5), k, split[1] == 'e');
-      write_file_atomic(questions + "/" + split + ".questions.tsv", text);
-    }
-  }
-  VqaDataOptions data() const { return {"", features, questions, ""}; }
-};
 
 struct Loaded {
   VqaSplit train, test;
@@ -198,39 +164,6 @@ struct PlainVqa {
     return out;
   }
 };
-
-// Captures stdout into a file while alive (the CLI functions print their results there).
-struct CaptureStdout {
-  std::string path;
-  int saved;
-  explicit CaptureStdout(std::string p) : path(std::move(p)) {
-    std::fflush(stdout);
-    saved = dup(1);
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    dup2(fileno(f), 1);
-    std::fclose(f);
-  }
-  std::string finish() {
-    std::fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    return read_file(path);
-  }
-};
-
-std::vector<JsonValue> json_lines(const std::string& out) {
-  std::vector<JsonValue> rows;
-  size_t begin = 0;
-  for (size_t end; (end = out.find('\n', begin)) != std::string::npos; begin = end + 1)
-    rows.push_back(parse_json(out.substr(begin, end - begin), "stdout"));
-  return rows;
-}
-
-int run(int (*cmd)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return cmd(int(argv.size()), argv.data());
-}
 
 }  // namespace
 
@@ -458,44 +391,4 @@ TEST_CASE("vqa: training steps are bit-identical with 1 and 2 threads") {
   omp_set_num_threads(saved);
   REQUIRE(one.size() == two.size());
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
-}
-
-TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval reads them back") {
-  TinyVqa d;
-  const std::string model = d.tmp.file("m.safetensors"), plots = d.tmp.file("plots");
-  const std::string data[] = {"--features", d.features, "--questions", d.questions};
-  CaptureStdout cap(d.tmp.file("stdout"));
-  const int trained = run(cmd_train_vqa, {"train", "--task", "vqa", data[0], data[1], data[2], data[3], "--attn",
-                                          "var-enum", "--epochs", "2", "--batch-size", "8", "--hidden-size", "8",
-                                          "--mlp-size", "8", "--attn-size", "4", "--emb-size", "4", "--save", model,
-                                          "--plot", plots, "--format", "json", "-q"});
-  const int evaluated = run(cmd_eval_vqa, {"eval", "--task", "vqa", data[0], data[1], data[2], data[3], "--model",
-                                           model, "--format", "json", "-q"});
-  const std::vector<JsonValue> rows = json_lines(cap.finish());
-  CHECK(trained == 0);
-  CHECK(evaluated == 0);
-  REQUIRE(rows.size() == 3 + 2 + 1);  // 2 epochs + done; 2 question types + the eval row
-  CHECK(rows[0].at("event").str() == "epoch");
-  CHECK(rows[2].at("event").str() == "done");
-  CHECK(rows[3].at("event").str() == "qtype");
-  const JsonValue& e = rows.back();
-  CHECK_FALSE(e.contains("event"));
-  for (const char* key : {"nll", "accuracy", "elbo", "kl", "kl_gap", "entropy", "region_acc_prior",
-                          "region_acc_posterior", "vqa_score", "kl_posterior"})
-    CHECK_MESSAGE(e.at(key).is_number(), key);
-  CHECK(e.at("unseen").number() == 1);
-  CHECK(std::abs(e.at("kl_gap").number() - e.at("kl_posterior").number()) < 1e-4);
-  for (const char* f : {"learning-curves.svg", "accuracy.svg", "question-1.svg"})
-    CHECK_MESSAGE(std::filesystem::exists(plots + "/" + f), f);
-  // The CLI's own argument errors.
-  CHECK_THROWS_AS(run(cmd_train_vqa, {"train", "--task", "nmt", data[0], data[1], data[2], data[3]}), UsageError);
-  CHECK_THROWS_AS(run(cmd_eval_vqa, {"eval", "--task", "vqa", "--model", model}), UsageError);
-  const std::string nowhere = d.tmp.file("nowhere");
-  check_input_error([&] { run(cmd_eval_vqa, {"eval", "--task", "vqa", "--data", nowhere, "--model", model}); }, nowhere);
-  // A NaN or infinite weight is refused at load, naming the tensor (it used to evaluate to accuracy 0, exit 0).
-  const std::string bad = d.tmp.file("nan.safetensors");
-  for (float v : {std::nanf(""), -HUGE_VALF}) {
-    const std::string tensor = write_non_finite_copy(model, bad, v);
-    check_input_error([&] { (void)load_vqa(bad); }, bad, "parameter \"" + tensor + "\" holds a non-finite value");
-  }
 }

@@ -1,0 +1,100 @@
+#include "cli/loop_options.hpp"
+
+#include <cstdio>
+#include <string_view>
+
+#include "cli/option_table.hpp"
+#include "core/json.hpp"
+#include "core/stop_signal.hpp"
+
+namespace lava {
+
+namespace {
+
+constexpr double kAny = 9.3e18;  // no upper bound on an int64 option
+
+const OptionTable<TrainLoopOptions>& loop_table() {
+  using L = TrainLoopOptions;
+  static const OptionTable<L> table = {
+      {"epochs", &L::epochs, 1, 100000, "passes over the training set"},
+      {"max-steps", &L::max_steps, 0, kAny, "stop after this many updates (0 = no limit)"},
+      {"max-minutes", &L::max_minutes, 0, 1e7, "stop after this much training time over all sessions (0 = none)"},
+      {"lr", &L::lr, 1e-12, 10, "Adam learning rate"},
+      {"lr-decay", &L::lr_decay, 1e-6, 1, "factor when validation stalls"},
+      {"start-decay-at", &L::start_decay_at, 1, 100000, "first epoch that may decay"},
+      {"patience", &L::patience, 0, 100000, "stop after N stalled epochs (0 = never)"},
+      {"clip", &L::clip, 0, 1e9,
+       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping"},
+      {"init", &L::init, 0, 10, "uniform init range [-a, a]"},
+      {"valid-every", &L::valid_every, 0, kAny, "also validate every N updates inside an epoch (0 = at epoch ends)"},
+      {"checkpoint-every", &L::checkpoint_every, 0, kAny,
+       "also write the resume state every N updates (0 = at epoch ends, stops and signals only)"},
+  };
+  return table;
+}
+
+}  // namespace
+
+const char* const kResumeHelp =
+    "Stopping and resuming: with --save MODEL the state of the run (parameters, Adam's moments,\n"
+    "counters) goes to MODEL.resume at every epoch end, every --checkpoint-every updates, when\n"
+    "--max-steps/--max-minutes stop the run, and on SIGINT or SIGTERM, which finish the update in\n"
+    "progress, save, and exit with 130 or 143 (a second signal stops at once, but never while a file\n"
+    "is being written). The same command plus --resume MODEL.resume continues the run exactly as if it\n"
+    "had never stopped (same parameters and figures, bit for bit); --epochs, --max-steps,\n"
+    "--max-minutes (training time over all sessions), --patience, --checkpoint-every, --plot, --format\n"
+    "and --threads may change, every other training option must be the same. A run that\n"
+    "--max-steps/--max-minutes stops inside an epoch validates the model it stopped with (a \"partial\"\n"
+    "line); MODEL is only ever replaced by a model with a better validation figure than the one it\n"
+    "holds. MODEL is locked (MODEL.lock) while a run uses it: a second run on it fails at once.";
+
+void add_loop_options(po::options_description& options, const TrainLoopOptions& defaults, const char* unit) {
+  options.add_options()                                                                               //
+      ("save", po::value<std::string>(), "write the best model here (safetensors), the resume state to MODEL.resume")  //
+      ("resume", po::value<std::string>(), "continue the run saved in this resume state (--save defaults to it minus .resume)")  //
+      ("batch-size", po::value<std::string>()->default_value(std::to_string(defaults.batch_size)),
+       (std::string(unit) + " per batch").c_str());
+  add_option_table(options, loop_table(), defaults);
+}
+
+void read_loop_options(const CommandLine& cl, TrainLoopOptions& o) {
+  read_option_table(cl, loop_table(), o);
+  o.batch_size = int(cl.get_int("batch-size", 1, 100000));
+  if (cl.has("save")) o.save = cl.get_string("save");
+  if (cl.has("resume")) {
+    o.resume = cl.get_string("resume");
+    constexpr std::string_view kSuffix = ".resume";
+    if (o.save.empty()) {
+      if (o.resume.size() <= kSuffix.size() || !o.resume.ends_with(kSuffix))
+        cl.fail("--resume " + o.resume + " does not end in .resume: name the best-model file with --save");
+      o.save = o.resume.substr(0, o.resume.size() - kSuffix.size());
+    }
+  }
+  if (o.checkpoint_every > 0 && o.save.empty()) cl.fail("--checkpoint-every needs --save (the state goes to MODEL.resume)");
+  o.seed = cl.common().seed;
+  o.format = cl.common().format;
+  o.quiet = cl.common().quiet;
+}
+
+int report_signal_stop(const TrainLoopOptions& opt, const SignalStop& s) {
+  const std::string where =
+      fmt::format("after step {} (epoch {}, {} of {} batches)", s.steps, s.epoch, s.batch, s.batches);
+  if (opt.format == OutputFormat::json) {
+    JsonLine j;
+    j.add("event", "stopped").add("signal", signal_name(s.signal)).add("steps", s.steps);
+    j.add("epoch", s.epoch).add("batch", s.batch).add("resume_state", s.resume_state);
+    std::printf("%s\n", j.str().c_str());
+    std::fflush(stdout);
+  }
+  if (s.resume_state.empty())
+    std::fprintf(stderr, "lava train: stopped by %s %s; nothing saved (no --save)\n", signal_name(s.signal).c_str(),
+                 where.c_str());
+  else
+    std::fprintf(stderr,
+                 "lava train: stopped by %s %s; state saved to %s: to continue, run the same command with "
+                 "--resume %s\n",
+                 signal_name(s.signal).c_str(), where.c_str(), s.resume_state.c_str(), s.resume_state.c_str());
+  return 128 + s.signal;
+}
+
+}  // namespace lava

@@ -1,0 +1,50 @@
+#pragma once
+// Options as tables: one row per option, {name, field, range, help}, over an options struct S. The default is the
+// field's value in a default-made S (each task's struct holds its own), so it is written once, in the struct; the
+// table adds the option to the command line with that default and reads it back checked against the range.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/command_line.hpp"
+
+namespace lava {
+
+template <class S>
+struct OptionRow {
+  const char* name;
+  std::variant<int S::*, int64_t S::*, double S::*, float S::*> field;
+  double lo, hi;  // the accepted range, inclusive
+  const char* help;
+};
+
+template <class S>
+using OptionTable = std::vector<OptionRow<S>>;
+
+template <class S>
+void add_option_table(po::options_description& options, const OptionTable<S>& table, const S& defaults) {
+  for (const OptionRow<S>& row : table) {
+    const std::string value = std::visit([&](auto field) { return fmt::format("{}", defaults.*field); }, row.field);
+    options.add_options()(row.name, po::value<std::string>()->default_value(value), row.help);
+  }
+}
+
+template <class S>
+void read_option_table(const CommandLine& cl, const OptionTable<S>& table, S& out) {
+  for (const OptionRow<S>& row : table) {
+    std::visit(
+        [&](auto field) {
+          using T = std::remove_reference_t<decltype(out.*field)>;
+          if constexpr (std::is_integral_v<T>)
+            out.*field = T(cl.get_int(row.name, int64_t(row.lo), row.hi >= 9.2e18 ? INT64_MAX : int64_t(row.hi)));
+          else
+            out.*field = T(cl.get_double(row.name, row.lo, row.hi));
+        },
+        row.field);
+  }
+}
+
+}  // namespace lava
