@@ -31,6 +31,10 @@ struct ObjectiveOptions {
   float att_kl = -1.0f;       // gauss-ctx, bam-*: weight of the KL term in training (< 0: the variant's default)
   int64_t kl_anneal = 0;      // gauss-ctx, bam-*: midpoint of the tanh KL-weight ramp (0: no ramp)
   float crf_l2 = 0.005f;      // structured: L2 penalty on the CRF's pairwise scores
+  // If set, receives the step's noise for an independent re-computation (lava crosscheck-dump): the drawn indices
+  // z (hard-sample, var-sample: one per query; var-rws: K per query, sample k of query n at n·K + k) or the Gumbel
+  // draws g (var-gumbel: one per query and position).
+  std::vector<float>* noise_out = nullptr;
 };
 
 struct ObjectiveTerms {

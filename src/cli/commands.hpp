@@ -20,6 +20,7 @@ int cmd_eval(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_translate(int argc, char** argv);
 int cmd_align(int argc, char** argv);
+int cmd_crosscheck_dump(int argc, char** argv);
 
 // The beam-search options shared by `translate` and `eval --bleu` (cmd_translate.cpp): --beam --alpha --eos-norm
 // --max-len-ratio --max-len-extra. The caller sets kmax and batch_size from its own options.
@@ -35,6 +36,8 @@ inline constexpr Command kCommands[] = {
     {"bench", "benchmarks: gemm (GFLOP/s vs FMA peak and OpenBLAS), train (tokens/s, GFLOP/s, memory)", cmd_bench},
     {"translate", "beam-search translation of a tokenised file with the exact marginal word distribution", cmd_translate},
     {"align", "word alignments (Pharaoh) from the prior/posterior/q argmax; AER against gold", cmd_align},
+    {"crosscheck-dump", "a small model's init, batches, noise, gradients and training for tools/torch_reference.py",
+     cmd_crosscheck_dump},
 };
 
 }  // namespace lava

@@ -1,0 +1,223 @@
+// lava crosscheck-dump: everything an independent implementation (tools/torch_reference.py) needs to recompute one
+// model's training and evaluation, and LAVA's own figures to compare with, in one safetensors file.
+//
+// From one initial model (init_uniform(--init, --seed)) on --batches fixed random batches, LAVA runs --steps Adam
+// updates with dropout off, step t on batch t mod --batches, clipped by global norm as `lava train` does, loss
+// normalised per sentence. The file holds (safetensors is F32 only: integer arrays are stored as exact floats):
+//   param/<name>      the initial parameters          trained/<name>   the parameters after the last update
+//   grad/<name>       d loss / d param at step 0       batch<k>/<field> src, src_len, tgt_in, tgt_out, tgt_len
+//   noise/<t>         step t's draws (sampled variants: indices z, or Gumbel g; objective.hpp ObjectiveOptions)
+//   loss, value, kl   per step: the differentiated loss, Σ value / B (no surrogates) and Σ KL / B
+// and in its metadata the model configuration, the run's options, and the evaluation sums (eval/<when>/k<K>: tokens,
+// log_lik, elbo, kl, kl_posterior, entropy, correct) of the initial and the trained model, exact and K-max.
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/command_line.hpp"
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "models/seq2seq.hpp"
+#include "nn/optim.hpp"
+#include "nn/safetensors.hpp"
+#include "report/json.hpp"
+
+namespace lava {
+
+namespace {
+
+struct CrosscheckOptions {
+  int steps = 200, batches = 4, batch_size = 3, src_len = 6, tgt_len = 6, kmax = 2;
+  double lr = 3e-3, clip = 5, init = 0.5;
+  uint64_t seed = 1;
+};
+
+void add_tensor(std::vector<NamedTensor>& out, std::string name, std::vector<int64_t> shape, const float* v) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  out.push_back({std::move(name), std::move(shape), std::vector<float>(v, v + n)});
+}
+template <class I>
+void add_ints(std::vector<NamedTensor>& out, std::string name, std::vector<int64_t> shape, const std::vector<I>& v) {
+  std::vector<float> f(v.begin(), v.end());
+  add_tensor(out, std::move(name), std::move(shape), f.data());
+}
+
+void add_params(std::vector<NamedTensor>& out, const std::string& prefix, ParamStore<float>& ps, bool grads) {
+  for (const auto& p : ps.params()) {
+    std::vector<int64_t> shape;
+    for (int d = 0; d < p.shape.rank; ++d) shape.push_back(p.shape[d]);
+    add_tensor(out, prefix + p.name, shape, (grads ? ps.grads() : ps.values()) + p.offset);
+  }
+}
+
+// Random sentence pairs: lengths uniform in [1, max], tokens uniform over the non-special ids.
+std::vector<SentencePair> random_pairs(int n, int src_len, int tgt_len, int src_vocab, int tgt_vocab,
+                                       const CounterRng& rng) {
+  std::vector<SentencePair> pairs(static_cast<size_t>(n));
+  uint64_t k = 0;
+  const auto draw = [&](int lo, int hi) { return lo + int(rng.uniform(k++) * (hi - lo + 1)); };
+  for (int i = 0; i < n; ++i) {
+    SentencePair& p = pairs[size_t(i)];
+    p.line = i + 1;
+    p.src.resize(size_t(draw(1, src_len)));
+    p.tgt.resize(size_t(draw(1, tgt_len)));
+    for (int32_t& t : p.src) t = draw(Vocab::kNumSpecial, src_vocab - 1);
+    for (int32_t& t : p.tgt) t = draw(Vocab::kNumSpecial, tgt_vocab - 1);
+  }
+  return pairs;
+}
+
+std::string eval_json(const AttentionEvalSums& s, int64_t correct) {
+  JsonLine j;
+  j.add("tokens", s.tokens).add("log_lik", s.log_lik).add("elbo", s.elbo).add("kl", s.kl);
+  j.add("kl_posterior", s.kl_posterior).add("entropy", s.entropy).add("correct", double(correct));
+  return j.str();
+}
+
+int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
+  Seq2SeqConfig cfg;
+  cfg.attn = parse_attn_variant(cl.get_string("attn"));
+  cfg.score = cl.get_choice("score", {"mlp", "general", "dot"});
+  cfg.src_vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 1 << 20));
+  cfg.tgt_vocab = cfg.src_vocab + 1;  // different sizes, so a swapped side cannot pass
+  cfg.emb = int(cl.get_int("emb", 1, 4096));
+  cfg.hidden = int(cl.get_int("hidden", 2, 4096));
+  cfg.layers = int(cl.get_int("layers", 1, 8));
+  cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
+  cfg.inf_hidden = int(cl.get_int("inf-hidden", 2, 4096));
+  if (cfg.hidden % 2 || cfg.inf_hidden % 2) cl.fail("--hidden and --inf-hidden must be even");
+  cfg.dropout = 0;
+  const AttnVariantInfo& info = variant_info(cfg.attn);
+  if (info.sampled || cfg.attn == AttnVariant::structured || cfg.attn == AttnVariant::sigmoid)
+    cl.fail("--attn: the cross-check covers none, soft, marginal, hard-*, var-enum, var-sample, var-gumbel, var-rws");
+  ObjectiveOptions obj;
+  obj.samples = int(cl.get_int("samples", 1, 1000));
+  obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+
+  Seq2Seq model(cfg);
+  model.ps.init_uniform(float(o.init), o.seed);
+  std::vector<NamedTensor> out;
+  add_params(out, "param/", model.ps, false);
+  std::vector<Batch> batches;
+  const std::vector<SentencePair> pairs =
+      random_pairs(o.batches * o.batch_size, o.src_len, o.tgt_len, cfg.src_vocab, cfg.tgt_vocab,
+                   CounterRng(o.seed, stream_id("crosscheck/pairs")));
+  for (int k = 0; k < o.batches; ++k) {
+    std::vector<int> idx(size_t(o.batch_size));
+    for (int i = 0; i < o.batch_size; ++i) idx[size_t(i)] = k * o.batch_size + i;
+    Batch b = make_batch(pairs, idx);
+    const std::string n = "batch" + std::to_string(k) + "/";
+    add_ints(out, n + "src", {b.B, b.S}, b.src);
+    add_ints(out, n + "src_len", {b.B}, b.src_len);
+    add_ints(out, n + "tgt_in", {b.B, b.T}, b.tgt_in);
+    add_ints(out, n + "tgt_out", {b.B, b.T}, b.tgt_out);
+    add_ints(out, n + "tgt_len", {b.B}, b.tgt_len);
+    batches.push_back(std::move(b));
+  }
+
+  Tape<float> tape;
+  std::map<std::string, std::string> meta = cfg.to_metadata();
+  const auto evaluate = [&](const std::string& when) {
+    for (int kmax : {0, o.kmax}) {
+      AttentionEvalSums sums;
+      int64_t correct = 0;
+      for (const Batch& b : batches) {
+        tape.reset();
+        Ctx c{tape, model.ps, false, CounterRng(o.seed, stream_id("crosscheck/eval")), 0.f};
+        sums.add(model.evaluate(c, b, kmax));
+        correct += model.count_correct(c, b, kmax);
+      }
+      meta["eval/" + when + "/k" + std::to_string(kmax)] = eval_json(sums, correct);
+    }
+  };
+  evaluate("init");
+
+  Adam<float> adam;
+  adam.lr = float(o.lr);
+  std::vector<float> loss, value, kl, noise;
+  for (int t = 0; t < o.steps; ++t) {
+    const Batch& b = batches[size_t(t % o.batches)];
+    tape.reset();
+    Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("crosscheck/train")).child(uint64_t(t)), 0.f};
+    obj.step = t;
+    obj.noise_out = &noise;
+    noise.clear();
+    const ObjectiveTerms terms = model.objective(c, b, obj);
+    Var<float> l = affine(terms.objective, -1.f / float(b.B), 0.f);
+    tape.backward(l);
+    loss.push_back(l.item());
+    value.push_back(float(terms.value_sum / b.B));
+    kl.push_back(float(terms.kl_sum / b.B));
+    if (!noise.empty()) add_tensor(out, "noise/" + std::to_string(t), {int64_t(noise.size())}, noise.data());
+    if (t == 0) add_params(out, "grad/", model.ps, true);
+    adam.step(model.ps, clip_factor(grad_norm(model.ps), float(o.clip)));
+  }
+  add_tensor(out, "loss", {int64_t(loss.size())}, loss.data());
+  add_tensor(out, "value", {int64_t(value.size())}, value.data());
+  add_tensor(out, "kl", {int64_t(kl.size())}, kl.data());
+  add_params(out, "trained/", model.ps, false);
+  evaluate("trained");
+
+  meta["crosscheck/steps"] = std::to_string(o.steps);
+  meta["crosscheck/batches"] = std::to_string(o.batches);
+  meta["crosscheck/lr"] = fmt::format("{}", o.lr);
+  meta["crosscheck/clip"] = fmt::format("{}", o.clip);
+  meta["crosscheck/kmax"] = std::to_string(o.kmax);
+  meta["crosscheck/samples"] = std::to_string(obj.samples);
+  meta["crosscheck/temperature"] = fmt::format("{}", obj.temperature);
+  save_safetensors(out_path, out, meta);
+  if (!cl.common().quiet)
+    std::fprintf(stderr, "lava crosscheck-dump: %s, %d steps, loss %.6f -> %.6f, wrote %s\n", info.name, o.steps,
+                 double(loss.front()), double(loss.back()), out_path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int cmd_crosscheck_dump(int argc, char** argv) {
+  CommandLine cl("crosscheck-dump", "lava crosscheck-dump --attn VARIANT --out FILE [options]",
+                 "Writes what tools/torch_reference.py needs to recompute a small model independently: the initial\n"
+                 "parameters, fixed random batches, LAVA's gradient at the first step, the noise of every step, the\n"
+                 "loss of --steps Adam updates with dropout off, the trained parameters, and the evaluation sums\n"
+                 "(exact and K-max) of the initial and trained model. `make crosscheck` runs it for every variant.");
+  cl.options().add_options()                                                                            //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt")                                  //
+      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())          //
+      ("out", po::value<std::string>(), "the safetensors file to write")                                //
+      ("steps", po::value<std::string>()->default_value("200"), "Adam updates")                        //
+      ("batches", po::value<std::string>()->default_value("4"), "fixed batches, visited in turn")      //
+      ("batch-size", po::value<std::string>()->default_value("3"), "sentence pairs per batch")         //
+      ("src-len", po::value<std::string>()->default_value("6"), "longest source sentence")             //
+      ("tgt-len", po::value<std::string>()->default_value("6"), "longest target sentence")             //
+      ("vocab", po::value<std::string>()->default_value("12"), "source vocabulary (target: one more)") //
+      ("emb", po::value<std::string>()->default_value("6"), "embedding size")                          //
+      ("hidden", po::value<std::string>()->default_value("8"), "hidden size (even)")                   //
+      ("layers", po::value<std::string>()->default_value("2"), "LSTM layers")                          //
+      ("attn-size", po::value<std::string>()->default_value("5"), "mlp scorer size")                   //
+      ("inf-hidden", po::value<std::string>()->default_value("6"), "inference network size (even)")    //
+      ("score", po::value<std::string>()->default_value("mlp"), "mlp | general | dot")                 //
+      ("samples", po::value<std::string>()->default_value("3"), "var-rws samples")                     //
+      ("temperature", po::value<std::string>()->default_value("0.5"), "var-gumbel temperature")        //
+      ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //
+      ("lr", po::value<std::string>()->default_value("3e-3"), "Adam learning rate")                    //
+      ("clip", po::value<std::string>()->default_value("5"), "gradient clipping by global norm")       //
+      ("init", po::value<std::string>()->default_value("0.5"), "initial parameters uniform in [-init, init]");
+  if (!cl.parse(argc, argv)) return 0;
+  apply_thread_count(cl.common().threads);
+  if (!cl.has("out")) cl.fail("--out is required");
+  CrosscheckOptions o;
+  o.steps = int(cl.get_int("steps", 1, 1000000));
+  o.batches = int(cl.get_int("batches", 1, 10000));
+  o.batch_size = int(cl.get_int("batch-size", 1, 10000));
+  o.src_len = int(cl.get_int("src-len", 1, 10000));
+  o.tgt_len = int(cl.get_int("tgt-len", 1, 10000));
+  o.kmax = int(cl.get_int("kmax", 1, 10000));
+  o.lr = cl.get_double("lr", 0, 1);
+  o.clip = cl.get_double("clip", 0, 1e9);
+  o.init = cl.get_double("init", 0, 10);
+  o.seed = cl.common().seed;
+  const std::string task = cl.get_choice("task", {"nmt"});
+  return dump_nmt(cl, o, cl.get_string("out"));
+}
+
+}  // namespace lava
