@@ -298,21 +298,82 @@ class Report:
             self.failed += 1
 
 
+def load_batches(tensors, meta):
+    """The training batches, the batch index of each step, and the evaluation batches of a dump."""
+    groups = {}
+    for k, t in tensors.items():
+        head, _, field = k.partition("/")
+        if field and (head.startswith("batch") or head.startswith("eval")):
+            groups.setdefault(head, {})[field] = t
+    def group(prefix, n):
+        return [groups[f"{prefix}{i}"] for i in range(n)]
+    return (group("batch", int(meta["crosscheck/batches"])), [int(x) for x in tensors["schedule"].tolist()],
+            group("eval", int(meta["crosscheck/eval_batches"])))
+
+
 def params_of(tensors, prefix):
     return {k[len(prefix):]: v.clone().requires_grad_(True) for k, v in tensors.items() if k.startswith(prefix)}
+
+
+def train(model, tensors, meta, progress=None):
+    """The dump's Adam updates from its initial parameters, on its schedule of batches and with its noise;
+    returns the trained parameters and the loss of every step."""
+    batches, schedule, _ = load_batches(tensors, meta)
+    lr, clip = float(meta["crosscheck/lr"]), float(meta["crosscheck/clip"])
+    P = params_of(tensors, "param/")
+    m = {k: torch.zeros_like(p) for k, p in P.items()}
+    s2 = {k: torch.zeros_like(p) for k, p in P.items()}
+    losses = []
+    for t in range(int(meta["crosscheck/steps"])):
+        loss = objective(model, P, batches[schedule[t]], tensors.get(f"noise/{t}"), meta)
+        grads = torch.autograd.grad(loss, list(P.values()), allow_unused=True)
+        grads = [g if g is not None else torch.zeros_like(p) for g, p in zip(grads, P.values())]
+        losses.append(float(loss))
+        norm = math.sqrt(sum(float((g * g).sum()) for g in grads))
+        scale = clip / norm if clip > 0 and norm > clip else 1.0  # clipping by global norm
+        c1, c2 = 1 - 0.9 ** (t + 1), 1 - 0.999 ** (t + 1)
+        with torch.no_grad():
+            for (k, p), g in zip(P.items(), grads):
+                g = g * scale
+                m[k].mul_(0.9).add_(0.1 * g)
+                s2[k].mul_(0.999).add_(0.001 * g * g)
+                p -= lr * (m[k] / c1) / ((s2[k] / c2).sqrt() + 1e-8)
+        if progress and (t + 1) % progress == 0:
+            print(f"step {t + 1}: loss lava {float(tensors['loss'][t]):.6f} ref {losses[-1]:.6f}", file=sys.stderr,
+                  flush=True)
+    return P, losses
+
+
+def compare_training(path, every):
+    """A whole training run of both implementations from one dump (`lava crosscheck-dump --data DIR`): the loss
+    trajectories side by side, and the evaluation figures of each implementation's own trained model."""
+    tensors, meta = read_safetensors(path)
+    model = NmtModel(meta)
+    _, _, eval_set = load_batches(tensors, meta)
+    P, losses = train(model, tensors, meta, progress=every)
+    lava_losses = [float(x) for x in tensors["loss"]]
+    ref = figures(evaluate(model, {k: p.detach() for k, p in P.items()}, eval_set, 0))
+    lava = figures(json.loads(meta["eval/trained/k0"]))
+    lava_by_ref = figures(evaluate(model, {k: p.detach() for k, p in params_of(tensors, "trained/").items()},
+                                   eval_set, 0))
+    window = max(1, len(losses) // 10)
+    print(json.dumps({"attn": model.attn, "steps": len(losses),
+                      "loss_last_window_lava": sum(lava_losses[-window:]) / window,
+                      "loss_last_window_ref": sum(losses[-window:]) / window,
+                      "lava": lava, "lava_model_by_ref": lava_by_ref, "ref": ref}))
 
 
 def check_file(path, rep):
     tensors, meta = read_safetensors(path)
     model = NmtModel(meta)
     v = f"nmt {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
-    nb, steps = int(meta["crosscheck/batches"]), int(meta["crosscheck/steps"])
-    batches = [{k.split("/", 1)[1]: t for k, t in tensors.items() if k.startswith(f"batch{i}/")} for i in range(nb)]
+    batches, schedule, eval_set = load_batches(tensors, meta)
+    steps = int(meta["crosscheck/steps"])
     noise = lambda t: tensors.get(f"noise/{t}")
     P = params_of(tensors, "param/")
 
     # 1. The objective and every parameter's gradient at step 0.
-    loss = objective(model, P, batches[0], noise(0), meta)
+    loss = objective(model, P, batches[schedule[0]], noise(0), meta)
     loss.backward()
     lava_loss = float(tensors["loss"][0])
     rel = abs(lava_loss - float(loss)) / max(1e-12, abs(float(loss)))
@@ -332,37 +393,19 @@ def check_file(path, rep):
               f"largest relative L2 error {worst:.1e} ({worst_name})")
 
     # 2. Adam on the same batches and noise: the loss trajectory.
-    lr, clip = float(meta["crosscheck/lr"]), float(meta["crosscheck/clip"])
-    P = params_of(tensors, "param/")
-    m = {k: torch.zeros_like(p) for k, p in P.items()}
-    s2 = {k: torch.zeros_like(p) for k, p in P.items()}
-    gap, gap_step = 0.0, 0
-    for t in range(steps):
-        loss = objective(model, P, batches[t % nb], noise(t), meta)
-        grads = torch.autograd.grad(loss, list(P.values()), allow_unused=True)
-        grads = [g if g is not None else torch.zeros_like(p) for g, p in zip(grads, P.values())]
-        r = abs(float(tensors["loss"][t]) - float(loss)) / max(1.0, abs(float(loss)))
-        if r > gap:
-            gap, gap_step = r, t
-        norm = math.sqrt(sum(float((g * g).sum()) for g in grads))
-        scale = clip / norm if clip > 0 and norm > clip else 1.0
-        c1, c2 = 1 - 0.9 ** (t + 1), 1 - 0.999 ** (t + 1)
-        with torch.no_grad():
-            for (k, p), g in zip(P.items(), grads):
-                g = g * scale
-                m[k].mul_(0.9).add_(0.1 * g)
-                s2[k].mul_(0.999).add_(0.001 * g * g)
-                p -= lr * (m[k] / c1) / ((s2[k] / c2).sqrt() + 1e-8)
-    rep.check(f"{v} {steps} Adam updates", gap <= TOL_TRAJECTORY,
-              f"largest relative loss gap {gap:.1e} (step {gap_step}); final loss lava "
-              f"{float(tensors['loss'][-1]):.6f} ref {float(loss):.6f}")
+    P, losses = train(model, tensors, meta)
+    gaps = [abs(float(a) - b) / max(1.0, abs(b)) for a, b in zip(tensors["loss"], losses)]
+    gap_step = max(range(steps), key=lambda t: gaps[t])
+    rep.check(f"{v} {steps} Adam updates", gaps[gap_step] <= TOL_TRAJECTORY,
+              f"largest relative loss gap {gaps[gap_step]:.1e} (step {gap_step}); final loss lava "
+              f"{float(tensors['loss'][-1]):.6f} ref {losses[-1]:.6f}")
 
     # 3. Every evaluation figure, of the initial and of LAVA's trained model, exact and K-max.
     kmax = int(meta["crosscheck/kmax"])
     for when in ("init", "trained"):
         Pw = {k: t.detach() for k, t in params_of(tensors, "param/" if when == "init" else "trained/").items()}
         for k in (0, kmax):
-            ref = figures(evaluate(model, Pw, batches, k))
+            ref = figures(evaluate(model, Pw, eval_set, k))
             lava = figures(json.loads(meta[f"eval/{when}/k{k}"]))
             bad = [f"{n} lava {lava[n]:.9g} ref {ref[n]:.9g}" for n in ref
                    if not abs(lava[n] - ref[n]) <= TOL_EVAL_ABS + TOL_EVAL_REL * abs(ref[n])]
@@ -376,8 +419,14 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="compare with lava crosscheck-dump files")
     c.add_argument("files", nargs="+")
+    t = sub.add_parser("train", help="train from a `lava crosscheck-dump --data DIR` file; compare whole runs")
+    t.add_argument("file")
+    t.add_argument("--every", type=int, default=100, help="print both losses every this many steps")
     a = ap.parse_args()
     torch.set_num_threads(1)
+    if a.cmd == "train":
+        compare_training(a.file, a.every)
+        return 0
     rep = Report()
     for path in a.files:
         check_file(path, rep)

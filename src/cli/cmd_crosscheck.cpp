@@ -1,20 +1,24 @@
 // lava crosscheck-dump: everything an independent implementation (tools/torch_reference.py) needs to recompute one
 // model's training and evaluation, and LAVA's own figures to compare with, in one safetensors file.
 //
-// From one initial model (init_uniform(--init, --seed)) on --batches fixed random batches, LAVA runs --steps Adam
-// updates with dropout off, step t on batch t mod --batches, clipped by global norm as `lava train` does, loss
-// normalised per sentence. The file holds (safetensors is F32 only: integer arrays are stored as exact floats):
+// From one initial model (init_uniform(--init, --seed)) LAVA runs --steps Adam updates with dropout off, clipped by
+// global norm as `lava train` does, loss normalised per sentence: on --batches fixed random batches, step t on batch
+// t mod --batches; or, with --data DIR, on the corpus's training batches in `lava train`'s order (a long run, to
+// compare whole trainings). The file holds (safetensors is F32 only: integer arrays are stored as exact floats):
 //   param/<name>      the initial parameters          trained/<name>   the parameters after the last update
 //   grad/<name>       d loss / d param at step 0       batch<k>/<field> src, src_len, tgt_in, tgt_out, tgt_len
+//   schedule          per step, the batch k it reads   eval<k>/<field>  the batches the evaluation sums cover
 //   noise/<t>         step t's draws (sampled variants: indices z, or Gumbel g; objective.hpp ObjectiveOptions)
 //   loss, value, kl   per step: the differentiated loss, Σ value / B (no surrogates) and Σ KL / B
 // and in its metadata the model configuration, the run's options, and the evaluation sums (eval/<when>/k<K>: tokens,
-// log_lik, elbo, kl, kl_posterior, entropy, correct) of the initial and the trained model, exact and K-max.
+// log_lik, elbo, kl, kl_posterior, entropy, correct) of the initial and the trained model, exact and K-max (the
+// random batches themselves, or the corpus's test split).
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "data/parallel_corpus.hpp"
 #include "core/check.hpp"
 #include "models/seq2seq.hpp"
 #include "nn/optim.hpp"
@@ -78,8 +82,17 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   Seq2SeqConfig cfg;
   cfg.attn = parse_attn_variant(cl.get_string("attn"));
   cfg.score = cl.get_choice("score", {"mlp", "general", "dot"});
-  cfg.src_vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 1 << 20));
-  cfg.tgt_vocab = cfg.src_vocab + 1;  // different sizes, so a swapped side cannot pass
+  ParallelCorpus corpus;
+  if (cl.has("data")) {
+    CorpusOptions co;
+    co.dir = cl.get_string("data");
+    co.max_len = 50;  // as lava train
+    corpus = load_parallel_corpus(co, VocabOptions{}, VocabOptions{});
+    cfg.src_vocab = corpus.src_vocab.size(), cfg.tgt_vocab = corpus.tgt_vocab.size();
+  } else {
+    cfg.src_vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 1 << 20));
+    cfg.tgt_vocab = cfg.src_vocab + 1;  // different sizes, so a swapped side cannot pass
+  }
   cfg.emb = int(cl.get_int("emb", 1, 4096));
   cfg.hidden = int(cl.get_int("hidden", 2, 4096));
   cfg.layers = int(cl.get_int("layers", 1, 8));
@@ -98,22 +111,39 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   model.ps.init_uniform(float(o.init), o.seed);
   std::vector<NamedTensor> out;
   add_params(out, "param/", model.ps, false);
-  std::vector<Batch> batches;
-  const std::vector<SentencePair> pairs =
-      random_pairs(o.batches * o.batch_size, o.src_len, o.tgt_len, cfg.src_vocab, cfg.tgt_vocab,
-                   CounterRng(o.seed, stream_id("crosscheck/pairs")));
-  for (int k = 0; k < o.batches; ++k) {
-    std::vector<int> idx(size_t(o.batch_size));
-    for (int i = 0; i < o.batch_size; ++i) idx[size_t(i)] = k * o.batch_size + i;
-    Batch b = make_batch(pairs, idx);
-    const std::string n = "batch" + std::to_string(k) + "/";
+  // The training batches, the batch of each step, and the evaluation batches.
+  std::vector<Batch> batches, eval_set;
+  std::vector<int32_t> schedule;
+  if (cl.has("data")) {
+    BatchOptions bopt;
+    bopt.batch_size = o.batch_size;
+    for (int64_t epoch = 0; int(batches.size()) < o.steps; ++epoch)
+      for (const std::vector<int>& idx : train_batches(corpus.train.pairs, bopt, o.seed, epoch))
+        if (int(batches.size()) < o.steps) batches.push_back(make_batch(corpus.train.pairs, idx));
+    for (int t = 0; t < o.steps; ++t) schedule.push_back(t);
+    for (const std::vector<int>& idx : eval_batches(corpus.test.pairs, 32)) eval_set.push_back(make_batch(corpus.test.pairs, idx));
+  } else {
+    const std::vector<SentencePair> pairs =
+        random_pairs(o.batches * o.batch_size, o.src_len, o.tgt_len, cfg.src_vocab, cfg.tgt_vocab,
+                     CounterRng(o.seed, stream_id("crosscheck/pairs")));
+    for (int k = 0; k < o.batches; ++k) {
+      std::vector<int> idx(size_t(o.batch_size));
+      for (int i = 0; i < o.batch_size; ++i) idx[size_t(i)] = k * o.batch_size + i;
+      batches.push_back(make_batch(pairs, idx));
+    }
+    for (int t = 0; t < o.steps; ++t) schedule.push_back(t % o.batches);
+    eval_set = batches;
+  }
+  const auto add_batch = [&out](const std::string& n, const Batch& b) {
     add_ints(out, n + "src", {b.B, b.S}, b.src);
     add_ints(out, n + "src_len", {b.B}, b.src_len);
     add_ints(out, n + "tgt_in", {b.B, b.T}, b.tgt_in);
     add_ints(out, n + "tgt_out", {b.B, b.T}, b.tgt_out);
     add_ints(out, n + "tgt_len", {b.B}, b.tgt_len);
-    batches.push_back(std::move(b));
-  }
+  };
+  for (size_t k = 0; k < batches.size(); ++k) add_batch("batch" + std::to_string(k) + "/", batches[k]);
+  for (size_t k = 0; k < eval_set.size(); ++k) add_batch("eval" + std::to_string(k) + "/", eval_set[k]);
+  add_ints(out, "schedule", {int64_t(schedule.size())}, schedule);
 
   Tape<float> tape;
   std::map<std::string, std::string> meta = cfg.to_metadata();
@@ -121,7 +151,7 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
     for (int kmax : {0, o.kmax}) {
       AttentionEvalSums sums;
       int64_t correct = 0;
-      for (const Batch& b : batches) {
+      for (const Batch& b : eval_set) {
         tape.reset();
         Ctx c{tape, model.ps, false, CounterRng(o.seed, stream_id("crosscheck/eval")), 0.f};
         sums.add(model.evaluate(c, b, kmax));
@@ -136,7 +166,7 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   adam.lr = float(o.lr);
   std::vector<float> loss, value, kl, noise;
   for (int t = 0; t < o.steps; ++t) {
-    const Batch& b = batches[size_t(t % o.batches)];
+    const Batch& b = batches[size_t(schedule[size_t(t)])];
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("crosscheck/train")).child(uint64_t(t)), 0.f};
     obj.step = t;
@@ -159,7 +189,8 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   evaluate("trained");
 
   meta["crosscheck/steps"] = std::to_string(o.steps);
-  meta["crosscheck/batches"] = std::to_string(o.batches);
+  meta["crosscheck/batches"] = std::to_string(batches.size());
+  meta["crosscheck/eval_batches"] = std::to_string(eval_set.size());
   meta["crosscheck/lr"] = fmt::format("{}", o.lr);
   meta["crosscheck/clip"] = fmt::format("{}", o.clip);
   meta["crosscheck/kmax"] = std::to_string(o.kmax);
@@ -182,6 +213,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
                  "(exact and K-max) of the initial and trained model. `make crosscheck` runs it for every variant.");
   cl.options().add_options()                                                                            //
       ("task", po::value<std::string>()->default_value("nmt"), "nmt")                                  //
+      ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())          //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
       ("steps", po::value<std::string>()->default_value("200"), "Adam updates")                        //
