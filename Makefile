@@ -124,14 +124,40 @@ sanitize: deps
 	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests
 	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava build/san/lava_tests
 
-# Every source and header compiled on its own (syntax only), without the precompiled header the build force-includes,
-# so that a file that leans on it for one of its own #includes is caught. The kernel headers that #error outside
-# their ISA translation units by design are skipped. 1 min 33 s on two cores here (about four on the AMD machine);
-# not part of CI.
+# Two checks of the include graph, not part of CI (the first takes 1 min 33 s on two cores here):
+# 1. Layers. Every #include "DIR/..." in src/ names a layer the including file's layer may use: the layers run
+#    core → gemm → tensor → autodiff → nn, prob → attention → train → tasks → cli, with data, eval and report beside
+#    them (they use core only; train and above may use them). `LAYERS_OF_x` lists what layer x may include.
+# 2. Every source and header under src/ (nested folders included) and tests/ compiled on its own (syntax only),
+#    without the precompiled header the build force-includes, so that a file that leans on it for one of its own
+#    #includes is caught. The kernel headers that #error outside their ISA translation units by design are skipped.
+LAYERS_OF_core      := core
+LAYERS_OF_gemm      := core gemm
+LAYERS_OF_tensor    := core gemm tensor
+LAYERS_OF_autodiff  := core gemm tensor autodiff
+LAYERS_OF_nn        := core gemm tensor autodiff nn
+LAYERS_OF_prob      := core gemm tensor autodiff prob
+LAYERS_OF_attention := core gemm tensor autodiff nn prob attention
+LAYERS_OF_data      := core data
+LAYERS_OF_eval      := core eval
+LAYERS_OF_report    := core report
+LAYERS_OF_train     := core gemm tensor autodiff nn prob attention data eval report train
+LAYERS_OF_tasks     := core gemm tensor autodiff nn prob attention data eval report train tasks
+LAYERS_OF_cli       := core gemm tensor autodiff nn prob attention data eval report train tasks cli
+LAYER_NAMES := core gemm tensor autodiff nn prob attention data eval report train tasks cli
 ISA_ONLY_HEADERS := src/gemm/gemm_pack.hpp src/gemm/gemm_packed.hpp src/gemm/ukernel_simd.hpp src/gemm/x86_transpose.hpp \
                     src/gemm/x86_transpose16.hpp
+ALL_SOURCES := $(shell find src tests -name '*.cpp' -o -name '*.hpp' | sort)
 check-includes:
-	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(sort $(wildcard src/*/*.cpp src/*/*.hpp tests/*.cpp tests/*.hpp))) | \
+	@bad=0; \
+	$(foreach layer,$(LAYER_NAMES),for f in $$(find src/$(layer) -name '*.cpp' -o -name '*.hpp'); do \
+	  for inc in $$(sed -n 's|^#include "\([a-z_]*\)/.*|\1|p' $$f | sort -u); do \
+	    case " $(LAYERS_OF_$(layer)) " in (*" $$inc "*) ;; \
+	      (*) echo "check-includes: $$f includes $$inc/, above or beside its layer $(layer)" >&2; bad=1;; esac; \
+	  done; done;) \
+	[ -z "$$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
+	[ $$bad = 0 ] && echo "check-includes: no include runs back up the layers"; [ $$bad = 0 ]
+	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(ALL_SOURCES)) | \
 	  xargs -P $$(nproc) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \
 	    -fsyntax-only -x c++ - || { echo "check-includes: {} does not compile on its own" >&2; exit 1; }'
 	@echo "check-includes: every file compiles on its own"

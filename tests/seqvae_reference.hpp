@@ -1,5 +1,5 @@
 #pragma once
-// A plain-loop reference of the sequence VAE (models/seqvae.hpp) in double, for tests/test_seqvae.cpp: the BiLSTM
+// A plain-loop reference of the sequence VAE (tasks/seqvae/model.hpp) in double, for tests/test_seqvae.cpp: the BiLSTM
 // encoder, the posterior, z = μ + σε for given ε, the LSTM decoder with soft attention (additive or multiplicative)
 // or none, and the output softmax, one sentence at a time with no batching, padding or fused kernels.
 #include <doctest/doctest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "data/vocab.hpp"
-#include "models/seqvae.hpp"
+#include "tasks/seqvae/model.hpp"
 
 namespace seqvae_test {
 

@@ -1,4 +1,4 @@
-// Word alignments from a translation model (models/nmt_alignments.hpp, lava align): one link per real target word
+// Word alignments from a translation model (tasks/nmt/alignments.hpp, lava align): one link per real target word
 // inside the sentence, corpus order whatever the batching, the argmax of the right distribution, skipped lines kept
 // as empty lines, gold files checked line by line, and the command line's output and errors.
 #include <doctest/doctest.h>
@@ -11,8 +11,8 @@
 #include "check_input_error.hpp"
 #include "cli_runner.hpp"
 #include "data/synth_task.hpp"
-#include "models/nmt_alignments.hpp"
-#include "models/nmt_model_file.hpp"
+#include "tasks/nmt/alignments.hpp"
+#include "tasks/nmt/model_file.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;

@@ -7,8 +7,8 @@
 
 #include "cli_runner.hpp"
 #include "gemm/gemm.hpp"
-#include "models/train_bench.hpp"
-#include "report/json.hpp"
+#include "tasks/nmt/train_bench.hpp"
+#include "core/json.hpp"
 
 using namespace lava;
 

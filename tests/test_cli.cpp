@@ -6,8 +6,8 @@
 
 #include "cli_runner.hpp"
 #include "gemm/gemm_bench.hpp"
-#include "models/toy.hpp"
-#include "report/json.hpp"
+#include "tasks/toy/toy.hpp"
+#include "core/json.hpp"
 
 using namespace lava;
 

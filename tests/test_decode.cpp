@@ -11,8 +11,8 @@
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
 #include "data/synth_task.hpp"
-#include "models/beam_search.hpp"
-#include "models/nmt_trainer.hpp"
+#include "tasks/nmt/beam_search.hpp"
+#include "tasks/nmt/trainer.hpp"
 #include "nn/optim.hpp"
 
 using namespace lava;

@@ -9,8 +9,8 @@
 #include "temp_dir.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
-#include "models/nmt_model_file.hpp"
-#include "report/json.hpp"
+#include "tasks/nmt/model_file.hpp"
+#include "core/json.hpp"
 
 using namespace lava;
 

@@ -19,11 +19,11 @@
 #include "core/check.hpp"
 #include "data/npy_file.hpp"
 #include "data/synth_task.hpp"
-#include "models/nmt_eval.hpp"
-#include "models/nmt_model_file.hpp"
-#include "models/vqa_eval.hpp"
-#include "models/vqa_model_file.hpp"
-#include "report/json.hpp"
+#include "tasks/nmt/eval.hpp"
+#include "tasks/nmt/model_file.hpp"
+#include "tasks/vqa/eval.hpp"
+#include "tasks/vqa/model_file.hpp"
+#include "core/json.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;

@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "autodiff/gradcheck.hpp"
+#include "prob/gradcheck_cases.hpp"
 #include "autodiff/ops.hpp"
 #include "core/rng.hpp"
 

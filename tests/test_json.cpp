@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 
 using lava::JsonValue;
 using lava::parse_json;

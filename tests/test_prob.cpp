@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "autodiff/gradcheck.hpp"
+#include "prob/gradcheck_cases.hpp"
 #include "autodiff/ops.hpp"
 #include "prob/dirichlet.hpp"
 #include "prob/gamma.hpp"

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "data/synth_task.hpp"
-#include "models/nmt_trainer.hpp"
+#include "tasks/nmt/trainer.hpp"
 #include "nn/optim.hpp"
 
 using namespace lava;

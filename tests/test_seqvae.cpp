@@ -1,4 +1,4 @@
-// The sequence VAE (models/seqvae.hpp): the ELBO's parts against a plain-loop recomputation in double
+// The sequence VAE (tasks/seqvae/model.hpp): the ELBO's parts against a plain-loop recomputation in double
 // (seqvae_reference.hpp) for a tiny model and fixed noise, free bits and KL annealing as specified, active units on a
 // hand-made case, padding invariance of both encoders, bit-identical training with 1 and 2 threads, −ELBO going down
 // on the synthetic task, bad input as one InputError line, and the CLI functions end to end.
@@ -17,8 +17,8 @@
 #include "cli/cmd_seqvae.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
-#include "models/seqvae_trainer.hpp"
-#include "report/json.hpp"
+#include "tasks/seqvae/trainer.hpp"
+#include "core/json.hpp"
 #include "report/progress.hpp"
 #include "seqvae_reference.hpp"
 #include "temp_dir.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/check.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 #include "report/progress.hpp"
 #include "report/table.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "models/toy.hpp"
+#include "tasks/toy/toy.hpp"
 
 using namespace lava;
 

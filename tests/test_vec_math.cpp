@@ -1,4 +1,4 @@
-// The 8-lane float exp / tanh / σ of src/tensor/vec_math.hpp against double-precision libm over dense sweeps, and
+// The 8-lane float exp / tanh / σ of src/core/vec_math.hpp against double-precision libm over dense sweeps, and
 // the array helpers against plain loops (tails, aliasing, padding that must not leak into sums).
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor/vec_math.hpp"
+#include "core/vec_math.hpp"
 
 using namespace lava;
 

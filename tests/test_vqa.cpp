@@ -18,11 +18,11 @@
 #include "cli/cmd_vqa.hpp"
 #include "core/atomic_file.hpp"
 #include "core/rng.hpp"
-#include "models/vqa_eval.hpp"
-#include "models/vqa_model_file.hpp"
-#include "models/vqa_trainer.hpp"
+#include "tasks/vqa/eval.hpp"
+#include "tasks/vqa/model_file.hpp"
+#include "tasks/vqa/trainer.hpp"
 #include "nn/optim.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;

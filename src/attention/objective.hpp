@@ -9,10 +9,9 @@
 #include "attention/output_head.hpp"
 #include "attention/variant.hpp"
 #include "attention/variant_params.hpp"
+#include "nn/masked_logit.hpp"
 
 namespace lava {
-
-constexpr float kMaskedLogit = -1e9f;
 
 struct AttentionDists {
   Var<float> log_prior;  // (B, T, S)

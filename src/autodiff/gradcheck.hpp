@@ -40,7 +40,8 @@ struct GradCheckResult {
 
 GradCheckResult gradcheck(const GradCase& c, const GradCheckOptions& opt);
 
-// Every op of autodiff/ops.hpp at several shapes (gradcheck_cases.cpp).
-std::vector<GradCase> all_grad_cases();
+// Every op of autodiff/ops.hpp at several shapes (gradcheck_cases.cpp); prob/gradcheck_cases.hpp adds the
+// distributions of src/prob to make the whole catalogue.
+std::vector<GradCase> op_grad_cases();
 
 }  // namespace lava

@@ -1,7 +1,7 @@
 // Inverted dropout: y_i = x_i · m_i with m_i = [u_i ≥ p] / (1 − p), u_i = rng.uniform(i); dx_i += dy_i · m_i.
 // The mask is a pure function of (seed, stream, i), so it does not depend on the thread count.
 #include "autodiff/ops.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava {
 

@@ -3,7 +3,7 @@
 // Each case below writes that identity for the stored (possibly transposed) layout, accumulating with beta = 1.
 #include "autodiff/ops.hpp"
 #include "gemm/gemm.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava {
 

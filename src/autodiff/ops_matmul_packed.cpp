@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "autodiff/ops.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava {
 

@@ -5,8 +5,8 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
-#include "models/nmt_alignments.hpp"
-#include "models/nmt_model_file.hpp"
+#include "tasks/nmt/alignments.hpp"
+#include "tasks/nmt/model_file.hpp"
 
 namespace lava {
 

@@ -12,7 +12,7 @@
 #include "core/check.hpp"
 #include "data/vocab.hpp"
 #include "gemm/gemm_bench.hpp"
-#include "models/train_bench.hpp"
+#include "tasks/nmt/train_bench.hpp"
 
 namespace lava {
 

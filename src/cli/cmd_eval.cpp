@@ -11,10 +11,10 @@
 #include "cli/commands.hpp"
 #include "data/vocab.hpp"
 #include "eval/bleu.hpp"
-#include "models/beam_search.hpp"
-#include "models/nmt_alignments.hpp"
-#include "models/nmt_eval.hpp"
-#include "models/nmt_model_file.hpp"
+#include "tasks/nmt/beam_search.hpp"
+#include "tasks/nmt/alignments.hpp"
+#include "tasks/nmt/eval.hpp"
+#include "tasks/nmt/model_file.hpp"
 #include "report/progress.hpp"
 
 namespace lava {

@@ -1,7 +1,7 @@
 // lava gradcheck: every op's backward against 4-point central differences in double precision.
 #include <cstdio>
 
-#include "autodiff/gradcheck.hpp"
+#include "prob/gradcheck_cases.hpp"
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "cli/command_line.hpp"
-#include "models/seqvae_trainer.hpp"
-#include "report/json.hpp"
+#include "tasks/seqvae/trainer.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

@@ -5,8 +5,8 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
-#include "models/toy.hpp"
-#include "report/json.hpp"
+#include "tasks/toy/toy.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

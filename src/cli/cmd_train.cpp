@@ -9,9 +9,9 @@
 #include "cli/commands.hpp"
 #include "cli/variant_options.hpp"
 #include "core/stop_signal.hpp"
-#include "models/nmt_trainer.hpp"
-#include "models/train_state.hpp"
-#include "report/json.hpp"
+#include "tasks/nmt/trainer.hpp"
+#include "tasks/nmt/train_state.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

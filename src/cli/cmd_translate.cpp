@@ -6,8 +6,8 @@
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "data/tokenize.hpp"
-#include "models/beam_search.hpp"
-#include "models/nmt_trainer.hpp"
+#include "tasks/nmt/beam_search.hpp"
+#include "tasks/nmt/trainer.hpp"
 #include "report/progress.hpp"
 
 namespace lava {

@@ -6,10 +6,10 @@
 
 #include "cli/command_line.hpp"
 #include "cli/variant_options.hpp"
-#include "models/vqa_model_file.hpp"
-#include "models/vqa_plots.hpp"
-#include "models/vqa_trainer.hpp"
-#include "report/json.hpp"
+#include "tasks/vqa/model_file.hpp"
+#include "tasks/vqa/plots.hpp"
+#include "tasks/vqa/trainer.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

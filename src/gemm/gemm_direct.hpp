@@ -15,8 +15,8 @@
 #include <algorithm>
 
 #include "gemm/gemm_view.hpp"
-#include "tensor/parallel.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/parallel.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava::gemm_detail {
 

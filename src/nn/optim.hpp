@@ -9,7 +9,7 @@
 
 #include "nn/params.hpp"
 #include "tensor/kernels_reduce.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava {
 

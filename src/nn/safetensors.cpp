@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "attention/objective.hpp"
 #include "autodiff/ops_layernorm.hpp"
 #include "core/check.hpp"
+#include "nn/masked_logit.hpp"
 
 namespace lava {
 

@@ -3,7 +3,7 @@
 
 #include "autodiff/ops.hpp"
 #include "prob/gamma.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 #include "tensor/special_math.hpp"
 
 namespace lava {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava {
 

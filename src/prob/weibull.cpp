@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "prob/broadcast.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 #include "tensor/special_math.hpp"
 
 namespace lava {

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "data/tokenize.hpp"
+#include "core/utf8.hpp"
 
 namespace lava {
 

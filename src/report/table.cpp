@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 

@@ -12,8 +12,8 @@
 // order, so no result depends on the thread count.
 #include <cstdint>
 
-#include "tensor/parallel.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/parallel.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava::kernels {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "tensor/kernels_reduce.hpp"
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava::kernels {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava::kernels {
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava::kernels {
 

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "tensor/parallel.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/parallel.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava::kernels {
 

@@ -8,8 +8,8 @@
 
 #include "core/check.hpp"
 #include "gemm/gemm.hpp"
-#include "tensor/parallel.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/parallel.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava {
 

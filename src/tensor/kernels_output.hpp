@@ -19,8 +19,8 @@
 
 #include "gemm/gemm.hpp"
 #include "tensor/kernels_reduce.hpp"
-#include "tensor/parallel.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/parallel.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava::kernels {
 

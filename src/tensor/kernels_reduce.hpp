@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <algorithm>
 
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 
 namespace lava::kernels {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "tensor/parallel.hpp"
+#include "core/parallel.hpp"
 #include "tensor/special_math.hpp"
-#include "tensor/vec_math.hpp"
+#include "core/vec_math.hpp"
 
 namespace lava::kernels {
 

@@ -1,0 +1,82 @@
+#include "tasks/model_metadata.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/check.hpp"
+
+namespace lava {
+
+const std::string& ModelMetadata::get(const char* key) const {
+  auto it = meta_.find(key);
+  if (it == meta_.end()) throw input_error(file_, 0, fmt::format("model metadata lacks \"{}\"", key));
+  return it->second;
+}
+
+int ModelMetadata::get_int(const char* key, int lo, int hi) const {
+  const std::string& text = get(key);
+  int v = 0;
+  try {
+    size_t used = 0;
+    v = std::stoi(text, &used);
+    if (used != text.size()) throw std::invalid_argument(key);
+  } catch (const std::logic_error&) {
+    throw input_error(file_, 0, fmt::format("model metadata \"{}\" is not a number", key));
+  }
+  if (v < lo || v > hi)
+    throw input_error(file_, 0, fmt::format("model metadata \"{}\" = {} is out of range [{}, {}]", key, v, lo, hi));
+  return v;
+}
+
+float ModelMetadata::get_float(const char* key) const {
+  try {
+    return std::stof(get(key));
+  } catch (const std::logic_error&) {
+    throw input_error(file_, 0, fmt::format("model metadata \"{}\" is not a number", key));
+  }
+}
+
+const std::string& ModelMetadata::get_choice(const char* key, std::initializer_list<const char*> allowed) const {
+  const std::string& v = get(key);
+  for (const char* a : allowed)
+    if (v == a) return v;
+  throw input_error(file_, 0, fmt::format("model metadata \"{}\" has the unknown value \"{}\"", key, v));
+}
+
+AttnVariant ModelMetadata::get_attn() const {
+  try {
+    return parse_attn_variant(get("attn"));
+  } catch (const UsageError&) {
+    throw input_error(file_, 0, "unknown attention variant " + get("attn"));
+  }
+}
+
+VariantConfig ModelMetadata::get_variant_config(AttnVariant v) const {
+  VariantConfig c;
+  std::map<std::string, std::string> keys;
+  c.to_metadata(v, keys);  // the keys this variant writes
+  auto positive = [&](const char* key) {
+    const float x = get_float(key);
+    if (!(x > 0) || !std::isfinite(x))
+      throw input_error(file_, 0, fmt::format("model metadata \"{}\" = {} must be positive", key, x));
+    return x;
+  };
+  if (keys.count("alpha_transform")) c.alpha_transform = get_choice("alpha_transform", {"exp", "softplus"});
+  if (keys.count("gauss_prior")) c.gauss_prior = get_choice("gauss_prior", {"mean", "zero"});
+  if (keys.count("bam_prior")) c.bam_prior = get_choice("bam_prior", {"contextual", "fixed"});
+  if (keys.count("k_weibull")) c.k_weibull = positive("k_weibull");
+  if (keys.count("alpha_gamma")) c.alpha_gamma = positive("alpha_gamma");
+  if (keys.count("beta_gamma")) c.beta_gamma = positive("beta_gamma");
+  if (keys.count("sigma_q")) c.sigma_q = positive("sigma_q");
+  if (keys.count("sigma_p")) c.sigma_p = positive("sigma_p");
+  if (keys.count("crf_lambda")) c.crf_lambda = positive("crf_lambda");
+  if (keys.count("eval_samples")) c.eval_samples = get_int("eval_samples", 1, 100000);
+  return c;
+}
+
+void ModelMetadata::expect_task(const char* task, const char* what) const {
+  if (get("task") != task) throw input_error(file_, 0, fmt::format("not a {} model (task {})", what, get("task")));
+}
+
+}  // namespace lava

@@ -1,0 +1,154 @@
+#include "tasks/vqa/eval.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.hpp"
+
+namespace lava {
+
+int first_argmax(const double* x, int n) {
+  int best = 0;
+  for (int i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
+  return best;
+}
+
+void vqa_predictive(AttnVariant v, const VqaScores& s, int b, double* out) {
+  const int R = s.R, V = s.V;
+  if (!variant_info(v).latent) {
+    for (int a = 0; a < V; ++a) out[a] = s.log_soft[size_t(b) * size_t(V) + size_t(a)];
+    return;
+  }
+  // logsumexp_i (log p_i + log f_iv)
+  const float* lp = s.log_prior.data() + size_t(b) * size_t(R);
+  const float* lf = s.log_f.data() + size_t(b) * size_t(R) * size_t(V);  // (R, V)
+  for (int a = 0; a < V; ++a) {
+    double m = -INFINITY, acc = 0;
+    for (int i = 0; i < R; ++i) m = std::max(m, double(lp[i]) + double(lf[size_t(i) * size_t(V) + size_t(a)]));
+    for (int i = 0; i < R; ++i) acc += std::exp(double(lp[i]) + double(lf[size_t(i) * size_t(V) + size_t(a)]) - m);
+    out[a] = m + std::log(acc);
+  }
+}
+
+void VqaEvalSums::add(const VqaEvalSums& o) {
+  attention.add(o.attention);
+  questions += o.questions, unseen += o.unseen, correct += o.correct;
+  counted += o.counted, vqa_score += o.vqa_score;
+  region_questions += o.region_questions, region_prior += o.region_prior;
+  region_posterior += o.region_posterior, region_q += o.region_q;
+  for (const auto& [type, cq] : o.per_type) {
+    auto& mine = per_type[type];
+    mine.first += cq.first, mine.second += cq.second;
+  }
+}
+
+VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q) {
+  VqaEvalFigures f;
+  const AttentionEvalSums& a = s.attention;
+  f.questions = s.questions, f.unseen = s.unseen;
+  if (s.questions > 0) f.accuracy = s.correct / s.questions;
+  if (s.counted > 0) f.vqa_score = s.vqa_score / s.counted;
+  if (a.tokens > 0) {
+    f.nll = -a.log_lik / a.tokens;
+    f.elbo = a.elbo / a.tokens;
+    f.kl = a.kl / a.tokens;
+    f.kl_gap = (a.log_lik - a.elbo) / a.tokens;
+    f.kl_posterior = a.kl_posterior / a.tokens;
+    f.entropy = a.entropy / a.tokens;
+  }
+  f.identity_error = a.max_identity_error;
+  if (a.sampled) {  // an importance-weighted estimate: no exact posterior behind kl_posterior
+    f.kl_posterior = f.identity_error = NAN;
+    if (a.tokens > 0) f.nll_mean_attn = -a.mean_attn_log_lik / a.tokens;
+  }
+  f.region_questions = s.region_questions;
+  if (s.region_questions > 0) {
+    f.region_acc_prior = s.region_prior / s.region_questions;
+    f.region_acc_posterior = s.region_posterior / s.region_questions;
+    if (has_q) f.region_acc_q = s.region_q / s.region_questions;
+  }
+  for (const auto& [type, cq] : s.per_type) f.per_type.push_back({type, cq.first, cq.second / cq.first});
+  return f;
+}
+
+void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const VqaQuestion*>& questions,
+                     const int32_t* answer, const AnswerVocab& answers, VqaEvalSums& sums) {
+  const int B = s.B, R = s.R, V = s.V;
+  LAVA_CHECK(int(questions.size()) == B && answers.size() == V, "{} questions for {} rows, {} answers for {}",
+             questions.size(), B, answers.size(), V);
+  const bool latent = variant_info(v).latent, has_q = !s.log_q.empty();
+  // The likelihood figures: log f at each question's answer, (B, R), and at the soft context, (B); mask = known.
+  std::vector<float> log_f_y(size_t(B) * size_t(R)), soft_y(size_t(B), 0.f), known(static_cast<size_t>(B));
+  for (int b = 0; b < B; ++b) {
+    const int y = std::max(answer[b], 0);
+    known[size_t(b)] = answer[b] >= 0 ? 1.f : 0.f;
+    for (int i = 0; i < R; ++i)
+      log_f_y[size_t(b) * size_t(R) + size_t(i)] = s.log_f[(size_t(b) * size_t(R) + size_t(i)) * size_t(V) + size_t(y)];
+    if (!latent) soft_y[size_t(b)] = s.log_soft[size_t(b) * size_t(V) + size_t(y)];
+  }
+  if (variant_info(v).sampled)
+    sums.attention.add(s.sampled);
+  else
+    sums.attention.add(attention_eval(v, s.log_prior.data(), has_q ? s.log_q.data() : nullptr, log_f_y.data(),
+                                      soft_y.data(), known.data(), B, R, 0));
+
+  std::vector<double> predictive(static_cast<size_t>(V)), row(static_cast<size_t>(R));
+  for (int b = 0; b < B; ++b) {
+    const VqaQuestion& q = *questions[size_t(b)];
+    const float* lp = s.log_prior.data() + size_t(b) * size_t(R);
+    const float* lf = s.log_f.data() + size_t(b) * size_t(R) * size_t(V);  // (R, V)
+    vqa_predictive(v, s, b, predictive.data());
+    const std::string& guess = answers.answer(first_argmax(predictive.data(), V));
+    const bool right = guess == q.answer;
+    sums.questions += 1;
+    sums.correct += right;
+    sums.unseen += answer[b] < 0;
+    auto& type = sums.per_type[q.qtype.empty() ? "untyped" : q.qtype];
+    type.first += 1, type.second += right;
+    if (!q.answer_counts.empty()) {
+      double n = 0;
+      for (const auto& [a, count] : q.answer_counts)
+        if (a == guess) n += count;
+      sums.counted += 1;
+      sums.vqa_score += std::min(n / 3.0, 1.0);
+    }
+    if (q.regions.size() != 1 || answer[b] < 0) continue;
+    const int target = q.regions[0], y = answer[b];
+    sums.region_questions += 1;
+    for (int i = 0; i < R; ++i) row[size_t(i)] = lp[i];
+    sums.region_prior += first_argmax(row.data(), R) == target;
+    for (int i = 0; i < R; ++i) row[size_t(i)] = double(lp[i]) + double(lf[size_t(i) * size_t(V) + size_t(y)]);
+    sums.region_posterior += first_argmax(row.data(), R) == target;
+    if (has_q) {
+      for (int i = 0; i < R; ++i) row[size_t(i)] = s.log_q[size_t(b) * size_t(R) + size_t(i)];
+      sums.region_q += first_argmax(row.data(), R) == target;
+    }
+  }
+}
+
+VqaEvalFigures evaluate_vqa(VqaModel& model, const VqaSplit& split, const VqaEncoded& encoded,
+                            const AnswerVocab& answers, int batch_size, int64_t limit, uint64_t seed) {
+  int count = int(split.questions.size());
+  if (limit > 0 && limit < count) count = int(limit);
+  Tape<float> tape;
+  VqaEvalSums sums;
+  uint64_t batch_no = 0;
+  for (const std::vector<int>& idx : vqa_eval_batches(count, batch_size)) {
+    tape.reset();
+    // Each batch its own stream (the sampled variants draw their importance samples from it).
+    Ctx c{tape, model.ps, false, CounterRng(seed, stream_id("vqa/eval")).child(batch_no++), 0.f};
+    const VqaBatch batch = make_vqa_batch(split, encoded, idx);
+    const VqaScores s = model.scores(c, batch);
+    std::vector<const VqaQuestion*> questions;
+    std::vector<int32_t> answer;
+    for (int i : idx) {
+      questions.push_back(&split.questions[size_t(i)]);
+      answer.push_back(encoded.answer[size_t(i)]);
+    }
+    score_vqa_batch(model.config().attn, s, questions, answer.data(), answers, sums);
+  }
+  return vqa_figures(sums, variant_info(model.config().attn).uses_q);
+}
+
+}  // namespace lava
