@@ -20,10 +20,10 @@
 #include "cli/commands.hpp"
 #include "data/parallel_corpus.hpp"
 #include "core/check.hpp"
-#include "models/seq2seq.hpp"
+#include "tasks/nmt/seq2seq.hpp"
 #include "nn/optim.hpp"
 #include "nn/safetensors.hpp"
-#include "report/json.hpp"
+#include "core/json.hpp"
 
 namespace lava {
 
