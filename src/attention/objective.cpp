@@ -55,6 +55,24 @@ Var<float> top_k_prior(Tape<float>& tape, Var<float> log_prior, int kmax) {
   return constant(tape, sdist, w.data());
 }
 
+// Σ over real tokens of H(q) and H(p), H(r) = −Σ_s r_s log r_s, in double (padding has r_s = 0 exactly).
+void add_entropy_sums(const AttentionDists& d, const float* token_mask, ObjectiveTerms& out) {
+  const int64_t S = d.log_prior.dim(-1), N = d.log_prior.numel() / S;
+  const auto entropy = [S](const float* lr) {
+    double h = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      const double r = std::exp(double(lr[s]));
+      if (r > 0) h -= r * double(lr[s]);
+    }
+    return h;
+  };
+  for (int64_t n = 0; n < N; ++n)
+    if (token_mask[n] != 0.f) {
+      out.q_entropy_sum += entropy(d.log_q.val() + n * S);
+      out.prior_entropy_sum += entropy(d.log_prior.val() + n * S);
+    }
+}
+
 }  // namespace
 
 void sample_categorical(const float* log_probs, int64_t N, int64_t S, const CounterRng& rng, uint64_t stride,
@@ -84,6 +102,7 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
   const Shape stok = sdist.without(-1);
   Var<float> mask = constant(tape, stok, token_mask);
   ObjectiveTerms out;
+  if (d.has_q()) add_entropy_sums(d, token_mask, out);
   Var<float> per_token;         // the objective per query, surrogate terms included
   Var<float> value = per_token;  // its value without surrogates (for reporting)
   Var<float> kl;

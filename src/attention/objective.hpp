@@ -40,6 +40,7 @@ struct ObjectiveTerms {
   Var<float> objective;  // scalar: Σ over real tokens of the per-token training objective (maximise)
   double value_sum = 0;  // Σ of the objective's value without REINFORCE surrogate terms (log-lik or ELBO estimate)
   double kl_sum = 0;     // Σ KL(q ‖ p) over real tokens (0 without q)
+  double q_entropy_sum = 0, prior_entropy_sum = 0;  // Σ H(q), Σ H(p) over real tokens (0 without q): collapse_monitor
 };
 
 // y: (B, T) labels; token_mask: (B, T), 1 for real tokens and 0 for padding.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
 #include "core/stop_signal.hpp"
 #include "tasks/nmt/plots.hpp"
@@ -20,7 +21,7 @@ namespace lava {
 namespace {
 
 void print_epoch(const NmtTrainOptions& opt, const EpochRecord& r, int epoch, double seconds, const NmtEvalFigures& v,
-                 bool best, bool partial) {
+                 bool best, bool partial, const CollapseVerdict* collapse = nullptr) {
   if (opt.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "epoch").add("attn", variant_info(opt.model.attn).name).add("epoch", epoch).add("steps", r.steps);
@@ -28,6 +29,7 @@ void print_epoch(const NmtTrainOptions& opt, const EpochRecord& r, int epoch, do
     j.add("valid_nll", v.nll).add("valid_ppl", v.ppl).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy).add("best", best);
     if (partial) j.add("partial", true);
+    if (collapse && collapse->tokens > 0) j.add("q_collapsed", collapse->collapsed);  // attention/collapse_monitor.hpp
     std::printf("%s\n", j.str().c_str());
   } else {
     std::fprintf(stderr,
@@ -100,6 +102,8 @@ class NmtRun {
   NmtTrainState st_;
   AttentionExamples examples_;
   NmtTrainSummary summary_;
+  CollapseMonitor collapse_;  // this epoch's KL and entropies (not in the resume state: a resumed epoch is judged
+                              // on its batches after the resume)
   bool partial_best_ = false;  // the validation of a mid-epoch stop beat the run's best
   double seconds_before_ = 0;  // training time of the sessions before this one
   std::chrono::steady_clock::time_point session_start_;
@@ -153,6 +157,8 @@ bool NmtRun::train_step(const std::vector<int>& pairs) {
   const int64_t ntok = batch.target_tokens();
   st_.tokens_seen += ntok;
   st_.obj_sum += terms.value_sum, st_.kl_sum += terms.kl_sum, st_.tok_sum += double(ntok);
+  if (variant_info(cfg_.attn).uses_q)
+    collapse_.add(terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, double(ntok));
   return true;
 }
 
@@ -203,7 +209,9 @@ void NmtRun::end_epoch(size_t batches) {
   }
   st_.lr = adam_.lr;
   st_.history.push_back(record(v, double(st_.epoch)));
-  print_epoch(opt_, st_.history.back(), st_.epoch, elapsed(), v, best, false);
+  const CollapseVerdict collapse = collapse_.end_epoch();
+  if (collapse.collapsed) std::fprintf(stderr, "%s\n", collapse_warning(collapse, st_.epoch).c_str());
+  print_epoch(opt_, st_.history.back(), st_.epoch, elapsed(), v, best, false, &collapse);
   summary_.epochs = st_.epoch;
   ++st_.epoch;
   st_.batch = 0;
