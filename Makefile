@@ -94,7 +94,7 @@ bench: deps
 	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (README "Cross-check"): for
-# every variant, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
+# every variant of the translation and VQA models, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
 # batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. Debian's torch reads libblas.so.3, which is
 # OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products).
@@ -102,6 +102,7 @@ CROSSCHECK_PKGS := python3-torch libopenblas0-pthread
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
 CROSSCHECK_RUNS := none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws \
                    soft:general marginal:dot var-enum:dot
+CROSSCHECK_VQA  := none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws
 crosscheck:
 	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_PKGS) $(CROSSCHECK_PKGS)"
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
@@ -112,6 +113,9 @@ crosscheck:
 	  attn=$${run%%:*}; score=mlp; layers=2; case $$run in *:*) score=$${run#*:}; layers=1;; esac; \
 	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers $$layers --quiet \
 	    --out $(CROSSCHECK_DIR)/nmt-$$attn-$$score.safetensors || exit 1; \
+	done
+	@for attn in $(CROSSCHECK_VQA); do \
+	  $(BUILD)/lava crosscheck-dump --task vqa --attn $$attn --quiet --out $(CROSSCHECK_DIR)/vqa-$$attn.safetensors || exit 1; \
 	done
 	/usr/bin/python3 tools/torch_reference.py check $(CROSSCHECK_DIR)/*.safetensors
 

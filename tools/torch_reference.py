@@ -172,6 +172,48 @@ class NmtModel:
         return out
 
 
+class VqaModel:
+    """The VQA model (paper-notes §1.6, §3; README "VQA-style experiment"): one query per question (T = 1), the R
+    regions as the candidates: x~ = the question LSTM's state after the last word, x_i = relu(W_r r_i + b_r),
+    p(z=i) = softmax_i w^T tanh(W1 x_i + W2 x~) (`none`: uniform), f(x, z=i) = softmax(W_g relu(W_q x~ + b_q + W_x x_i)
+    + b_g), q(z=i | y) = softmax_i u^T tanh(U1 (x_i * relu(V1 h_y)) + U2 (x~ * relu(V2 h_y))), h_y the answer's
+    embedding. The loss is normalised per question; the likelihood covers the questions with a known answer."""
+
+    def __init__(self, meta):
+        self.attn = meta["attn"]
+        self.score, self.layers = "mlp", 1
+        self.uses_q = self.attn.startswith("var-")
+
+    def forward(self, P, batch):
+        words, lengths = batch["words"].long(), batch["lengths"].long()
+        feats, answer, known = batch["features"], batch["answer"].long(), batch["known"] > 0
+        B, R = feats.shape[:2]
+        h = lstm_run(P["word_emb"][words], P["question/W_ih"], P["question/W_hh"], P["question/b"])  # (B, L, H)
+        qv = h[torch.arange(B), lengths - 1]  # x~: (B, H)
+        X = torch.relu(feats @ P["region/W"] + P["region/b"])  # (B, R, H)
+        if self.attn == "none":
+            scores = torch.zeros(B, R)
+        else:
+            scores = (torch.tanh(X @ P["prior/W1"] + (qv @ P["prior/W2"])[:, None, :]) @ P["prior/w"]).squeeze(-1)
+        lp = torch.log_softmax(scores, -1)[:, None, :]  # (B, 1, R)
+        A = (qv @ P["answer_mlp/question/W"] + P["answer_mlp/question/b"])[:, None, :]  # (B, 1, M)
+        U = X @ P["answer_mlp/region/W"]  # (B, R, M)
+        Wg, bg = P["answer_mlp/out/W"], P["answer_mlp/out/b"]
+        out = {"log_prior": lp, "log_f": torch.log_softmax(torch.relu(A[:, :, None, :] + U[:, None]) @ Wg + bg, -1),
+               "src_real": torch.ones(B, R, dtype=torch.bool), "y": answer[:, None], "mask": known[:, None]}
+        out["word_log_probs_at"] = lambda w: torch.log_softmax(torch.relu(A + w @ U) @ Wg + bg, -1)
+        if self.uses_q:
+            hy = P["inference/answer_emb"][answer]
+            g1, g2 = torch.relu(hy @ P["inference/V1"]), torch.relu(hy @ P["inference/V2"])
+            qs = torch.tanh((X * g1[:, None, :]) @ P["inference/U1"] + ((qv * g2) @ P["inference/U2"])[:, None, :])
+            out["log_q"] = torch.log_softmax((qs @ P["inference/u"]).squeeze(-1), -1)[:, None, :]
+        return out
+
+
+def make_model(meta):
+    return VqaModel(meta) if meta.get("task") == "vqa" else NmtModel(meta)
+
+
 def pick_y(log_f, y):
     """log f(.)_{y[b,t]} from (B, T, S, V) -> (B, T, S), or (B, T, V) -> (B, T)."""
     if log_f.dim() == 4:
@@ -307,8 +349,9 @@ def load_batches(tensors, meta):
             groups.setdefault(head, {})[field] = t
     def group(prefix, n):
         return [groups[f"{prefix}{i}"] for i in range(n)]
-    return (group("batch", int(meta["crosscheck/batches"])), [int(x) for x in tensors["schedule"].tolist()],
-            group("eval", int(meta["crosscheck/eval_batches"])))
+    batches = group("batch", int(meta["crosscheck/batches"]))
+    n_eval = int(meta["crosscheck/eval_batches"])
+    return batches, [int(x) for x in tensors["schedule"].tolist()], group("eval", n_eval) if n_eval else batches
 
 
 def params_of(tensors, prefix):
@@ -348,7 +391,7 @@ def compare_training(path, every):
     """A whole training run of both implementations from one dump (`lava crosscheck-dump --data DIR`): the loss
     trajectories side by side, and the evaluation figures of each implementation's own trained model."""
     tensors, meta = read_safetensors(path)
-    model = NmtModel(meta)
+    model = make_model(meta)
     _, _, eval_set = load_batches(tensors, meta)
     P, losses = train(model, tensors, meta, progress=every)
     lava_losses = [float(x) for x in tensors["loss"]]
@@ -365,8 +408,8 @@ def compare_training(path, every):
 
 def check_file(path, rep):
     tensors, meta = read_safetensors(path)
-    model = NmtModel(meta)
-    v = f"nmt {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
+    model = make_model(meta)
+    v = f"{meta['task']} {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
     batches, schedule, eval_set = load_batches(tensors, meta)
     steps = int(meta["crosscheck/steps"])
     noise = lambda t: tensors.get(f"noise/{t}")
@@ -404,7 +447,7 @@ def check_file(path, rep):
     kmax = int(meta["crosscheck/kmax"])
     for when in ("init", "trained"):
         Pw = {k: t.detach() for k, t in params_of(tensors, "param/" if when == "init" else "trained/").items()}
-        for k in (0, kmax):
+        for k in sorted({0, kmax}):
             ref = figures(evaluate(model, Pw, eval_set, k))
             lava = figures(json.loads(meta[f"eval/{when}/k{k}"]))
             bad = [f"{n} lava {lava[n]:.9g} ref {ref[n]:.9g}" for n in ref

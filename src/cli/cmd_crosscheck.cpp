@@ -21,6 +21,8 @@
 #include "data/parallel_corpus.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/seq2seq.hpp"
+#include "tasks/vqa/eval.hpp"
+#include "tasks/vqa/model.hpp"
 #include "nn/optim.hpp"
 #include "nn/safetensors.hpp"
 #include "core/json.hpp"
@@ -78,6 +80,58 @@ std::string eval_json(const AttentionEvalSums& s, int64_t correct) {
   return j.str();
 }
 
+// The variants tools/torch_reference.py implements: the paper's categorical ones.
+void check_covered(const CommandLine& cl, AttnVariant v) {
+  if (variant_info(v).sampled || v == AttnVariant::structured || v == AttnVariant::sigmoid)
+    cl.fail("--attn: the cross-check covers none, soft, marginal, hard-*, var-enum, var-sample, var-gumbel, var-rws");
+}
+
+// The run's options in the metadata, then the file; one line on stderr.
+void write_dump(const CommandLine& cl, const CrosscheckOptions& o, const ObjectiveOptions& obj,
+                const std::string& path, const std::vector<NamedTensor>& out, std::map<std::string, std::string> meta,
+                const std::vector<float>& loss) {
+  meta["crosscheck/steps"] = std::to_string(o.steps);
+  meta["crosscheck/lr"] = fmt::format("{}", o.lr);
+  meta["crosscheck/clip"] = fmt::format("{}", o.clip);
+  meta["crosscheck/samples"] = std::to_string(obj.samples);
+  meta["crosscheck/temperature"] = fmt::format("{}", obj.temperature);
+  save_safetensors(path, out, meta);
+  if (!cl.common().quiet)
+    std::fprintf(stderr, "lava crosscheck-dump: %s %s, %d steps, loss %.6f -> %.6f, wrote %s\n", meta["task"].c_str(),
+                 meta["attn"].c_str(), o.steps, double(loss.front()), double(loss.back()), path.c_str());
+}
+
+// --steps Adam updates with dropout off, step t's objective from objective(ctx, t) -> (terms, rows of the batch),
+// the loss normalised by the rows, clipped by global norm (as the trainers do). Records each step's loss, value and
+// KL per row, its noise, and the gradient at step 0; returns the losses.
+template <class Objective>
+std::vector<float> train_and_record(std::vector<NamedTensor>& out, ParamStore<float>& ps, Tape<float>& tape,
+                                    const CrosscheckOptions& o, ObjectiveOptions& obj, Objective objective) {
+  Adam<float> adam;
+  adam.lr = float(o.lr);
+  std::vector<float> loss, value, kl, noise;
+  for (int t = 0; t < o.steps; ++t) {
+    tape.reset();
+    Ctx c{tape, ps, true, CounterRng(o.seed, stream_id("crosscheck/train")).child(uint64_t(t)), 0.f};
+    obj.step = t;
+    obj.noise_out = &noise;
+    noise.clear();
+    const auto [terms, rows] = objective(c, t);
+    Var<float> l = affine(terms.objective, -1.f / float(rows), 0.f);
+    tape.backward(l);
+    loss.push_back(l.item());
+    value.push_back(float(terms.value_sum / rows));
+    kl.push_back(float(terms.kl_sum / rows));
+    if (!noise.empty()) add_tensor(out, "noise/" + std::to_string(t), {int64_t(noise.size())}, noise.data());
+    if (t == 0) add_params(out, "grad/", ps, true);
+    adam.step(ps, clip_factor(grad_norm(ps), float(o.clip)));
+  }
+  add_tensor(out, "loss", {int64_t(loss.size())}, loss.data());
+  add_tensor(out, "value", {int64_t(value.size())}, value.data());
+  add_tensor(out, "kl", {int64_t(kl.size())}, kl.data());
+  return loss;
+}
+
 int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   Seq2SeqConfig cfg;
   cfg.attn = parse_attn_variant(cl.get_string("attn"));
@@ -100,9 +154,7 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.inf_hidden = int(cl.get_int("inf-hidden", 2, 4096));
   if (cfg.hidden % 2 || cfg.inf_hidden % 2) cl.fail("--hidden and --inf-hidden must be even");
   cfg.dropout = 0;
-  const AttnVariantInfo& info = variant_info(cfg.attn);
-  if (info.sampled || cfg.attn == AttnVariant::structured || cfg.attn == AttnVariant::sigmoid)
-    cl.fail("--attn: the cross-check covers none, soft, marginal, hard-*, var-enum, var-sample, var-gumbel, var-rws");
+  check_covered(cl, cfg.attn);
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));
   obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
@@ -162,44 +214,106 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   };
   evaluate("init");
 
-  Adam<float> adam;
-  adam.lr = float(o.lr);
-  std::vector<float> loss, value, kl, noise;
-  for (int t = 0; t < o.steps; ++t) {
+  const std::vector<float> loss = train_and_record(out, model.ps, tape, o, obj, [&](Ctx& c, int t) {
     const Batch& b = batches[size_t(schedule[size_t(t)])];
-    tape.reset();
-    Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("crosscheck/train")).child(uint64_t(t)), 0.f};
-    obj.step = t;
-    obj.noise_out = &noise;
-    noise.clear();
-    const ObjectiveTerms terms = model.objective(c, b, obj);
-    Var<float> l = affine(terms.objective, -1.f / float(b.B), 0.f);
-    tape.backward(l);
-    loss.push_back(l.item());
-    value.push_back(float(terms.value_sum / b.B));
-    kl.push_back(float(terms.kl_sum / b.B));
-    if (!noise.empty()) add_tensor(out, "noise/" + std::to_string(t), {int64_t(noise.size())}, noise.data());
-    if (t == 0) add_params(out, "grad/", model.ps, true);
-    adam.step(model.ps, clip_factor(grad_norm(model.ps), float(o.clip)));
-  }
-  add_tensor(out, "loss", {int64_t(loss.size())}, loss.data());
-  add_tensor(out, "value", {int64_t(value.size())}, value.data());
-  add_tensor(out, "kl", {int64_t(kl.size())}, kl.data());
+    return std::make_pair(model.objective(c, b, obj), b.B);
+  });
   add_params(out, "trained/", model.ps, false);
   evaluate("trained");
 
-  meta["crosscheck/steps"] = std::to_string(o.steps);
   meta["crosscheck/batches"] = std::to_string(batches.size());
   meta["crosscheck/eval_batches"] = std::to_string(eval_set.size());
-  meta["crosscheck/lr"] = fmt::format("{}", o.lr);
-  meta["crosscheck/clip"] = fmt::format("{}", o.clip);
   meta["crosscheck/kmax"] = std::to_string(o.kmax);
-  meta["crosscheck/samples"] = std::to_string(obj.samples);
-  meta["crosscheck/temperature"] = fmt::format("{}", obj.temperature);
-  save_safetensors(out_path, out, meta);
-  if (!cl.common().quiet)
-    std::fprintf(stderr, "lava crosscheck-dump: %s, %d steps, loss %.6f -> %.6f, wrote %s\n", info.name, o.steps,
-                 double(loss.front()), double(loss.back()), out_path.c_str());
+  write_dump(cl, o, obj, out_path, out, meta, loss);
+  return 0;
+}
+
+// VQA on random questions: --batches batches of --batch-size questions of 1..--src-len words over --vocab words,
+// --regions regions of --features standard-normal features each, answers 1..--answers−1 (the last question of each
+// batch has an unseen answer: id 0, known 0). Evaluation: attention_eval's sums over the known answers, and the
+// questions whose predictive argmax is the answer (`lava eval --task vqa`'s accuracy); no K-max.
+int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
+  VqaConfig cfg;
+  cfg.attn = parse_attn_variant(cl.get_string("attn"));
+  cfg.words = int(cl.get_int("vocab", 2, 1 << 20));
+  cfg.answers = int(cl.get_int("answers", 2, 1 << 20));
+  cfg.regions = int(cl.get_int("regions", 1, 1000));
+  cfg.feature_dim = int(cl.get_int("features", 1, 100000));
+  cfg.emb = int(cl.get_int("emb", 1, 4096));
+  cfg.hidden = int(cl.get_int("hidden", 1, 4096));
+  cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
+  cfg.mlp = cfg.hidden + 1, cfg.answer_emb = cfg.emb - 1 > 0 ? cfg.emb - 1 : 1;  // sizes that differ, to catch swaps
+  cfg.dropout = 0;
+  check_covered(cl, cfg.attn);
+  ObjectiveOptions obj;
+  obj.samples = int(cl.get_int("samples", 1, 1000));
+  obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+  VqaModel model(cfg);
+  model.ps.init_uniform(float(o.init), o.seed);
+  std::vector<NamedTensor> out;
+  add_params(out, "param/", model.ps, false);
+  const CounterRng rng(o.seed, stream_id("crosscheck/vqa"));
+  uint64_t k = 0;
+  const auto draw = [&](int lo, int hi) { return lo + int(rng.uniform(k++) * (hi - lo + 1)); };
+  std::vector<VqaBatch> batches(static_cast<size_t>(o.batches));
+  for (int n = 0; n < o.batches; ++n) {
+    VqaBatch& b = batches[size_t(n)];
+    b.B = o.batch_size, b.L = o.src_len, b.R = cfg.regions, b.D = cfg.feature_dim;
+    b.words.assign(size_t(b.B) * b.L, 0);
+    for (int i = 0; i < b.B; ++i) {
+      b.lengths.push_back(draw(1, b.L));
+      for (int t = 0; t < b.lengths.back(); ++t) b.words[size_t(i) * b.L + t] = draw(1, cfg.words - 1);
+      const bool seen = i + 1 < b.B || b.B == 1;
+      b.answer.push_back(seen ? draw(1, cfg.answers - 1) : 0);
+      b.known.push_back(seen ? 1.f : 0.f);
+    }
+    for (int i = 0; i < b.B * b.R * b.D; ++i) b.features.push_back(float(rng.normal(k++)));
+    const std::string p = "batch" + std::to_string(n) + "/";
+    add_ints(out, p + "words", {b.B, b.L}, b.words);
+    add_ints(out, p + "lengths", {b.B}, b.lengths);
+    add_tensor(out, p + "features", {b.B, b.R, b.D}, b.features.data());
+    add_ints(out, p + "answer", {b.B}, b.answer);
+    add_tensor(out, p + "known", {b.B}, b.known.data());
+  }
+  std::vector<int32_t> schedule;
+  for (int t = 0; t < o.steps; ++t) schedule.push_back(t % o.batches);
+  add_ints(out, "schedule", {int64_t(schedule.size())}, schedule);
+
+  Tape<float> tape;
+  std::map<std::string, std::string> meta = cfg.to_metadata();
+  const auto evaluate = [&](const std::string& when) {
+    AttentionEvalSums sums;
+    int64_t correct = 0;
+    std::vector<double> predictive(static_cast<size_t>(cfg.answers));
+    for (const VqaBatch& b : batches) {
+      tape.reset();
+      Ctx c{tape, model.ps, false, CounterRng(o.seed, stream_id("crosscheck/eval")), 0.f};
+      const VqaScores sc = model.scores(c, b);
+      const int R = b.R, V = cfg.answers;
+      std::vector<float> log_f_y(size_t(b.B) * R), soft_y(size_t(b.B), 0.f);
+      for (int i = 0; i < b.B; ++i) {
+        for (int r = 0; r < R; ++r)
+          log_f_y[size_t(i) * R + r] = sc.log_f[(size_t(i) * R + r) * V + size_t(b.answer[size_t(i)])];
+        if (!sc.log_soft.empty()) soft_y[size_t(i)] = sc.log_soft[size_t(i) * V + size_t(b.answer[size_t(i)])];
+        vqa_predictive(cfg.attn, sc, i, predictive.data());
+        correct += b.known[size_t(i)] > 0 && first_argmax(predictive.data(), V) == b.answer[size_t(i)];
+      }
+      sums.add(attention_eval(cfg.attn, sc.log_prior.data(), sc.log_q.empty() ? nullptr : sc.log_q.data(),
+                              log_f_y.data(), soft_y.data(), b.known.data(), b.B, R, 0));
+    }
+    meta["eval/" + when + "/k0"] = eval_json(sums, correct);
+  };
+  evaluate("init");
+  const std::vector<float> loss = train_and_record(out, model.ps, tape, o, obj, [&](Ctx& c, int t) {
+    const VqaBatch& b = batches[size_t(schedule[size_t(t)])];
+    return std::make_pair(model.objective(c, b, obj), b.B);
+  });
+  add_params(out, "trained/", model.ps, false);
+  evaluate("trained");
+  meta["crosscheck/batches"] = std::to_string(batches.size());
+  meta["crosscheck/eval_batches"] = "0";  // the training batches
+  meta["crosscheck/kmax"] = "0";
+  write_dump(cl, o, obj, out_path, out, meta, loss);
   return 0;
 }
 
@@ -212,7 +326,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
                  "loss of --steps Adam updates with dropout off, the trained parameters, and the evaluation sums\n"
                  "(exact and K-max) of the initial and trained model. `make crosscheck` runs it for every variant.");
   cl.options().add_options()                                                                            //
-      ("task", po::value<std::string>()->default_value("nmt"), "nmt")                                  //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa")                            //
       ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())          //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
@@ -228,6 +342,9 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("attn-size", po::value<std::string>()->default_value("5"), "mlp scorer size")                   //
       ("inf-hidden", po::value<std::string>()->default_value("6"), "inference network size (even)")    //
       ("score", po::value<std::string>()->default_value("mlp"), "mlp | general | dot")                 //
+      ("regions", po::value<std::string>()->default_value("4"), "vqa: regions per image")              //
+      ("features", po::value<std::string>()->default_value("5"), "vqa: features per region")           //
+      ("answers", po::value<std::string>()->default_value("7"), "vqa: answer vocabulary")              //
       ("samples", po::value<std::string>()->default_value("3"), "var-rws samples")                     //
       ("temperature", po::value<std::string>()->default_value("0.5"), "var-gumbel temperature")        //
       ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //
@@ -248,8 +365,8 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   o.clip = cl.get_double("clip", 0, 1e9);
   o.init = cl.get_double("init", 0, 10);
   o.seed = cl.common().seed;
-  const std::string task = cl.get_choice("task", {"nmt"});
-  return dump_nmt(cl, o, cl.get_string("out"));
+  const std::string task = cl.get_choice("task", {"nmt", "vqa"});
+  return task == "vqa" ? dump_vqa(cl, o, cl.get_string("out")) : dump_nmt(cl, o, cl.get_string("out"));
 }
 
 }  // namespace lava
