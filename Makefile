@@ -94,7 +94,7 @@ bench: deps
 	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (README "Cross-check"): for
-# every variant of the translation and VQA models, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
+# every variant of the translation and VQA models, and the sequence VAE, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
 # batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. Debian's torch reads libblas.so.3, which is
 # OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products).
@@ -116,6 +116,9 @@ crosscheck:
 	done
 	@for attn in $(CROSSCHECK_VQA); do \
 	  $(BUILD)/lava crosscheck-dump --task vqa --attn $$attn --quiet --out $(CROSSCHECK_DIR)/vqa-$$attn.safetensors || exit 1; \
+	done
+	@for layers in 1 2; do \
+	  $(BUILD)/lava crosscheck-dump --task seqvae --layers $$layers --quiet --out $(CROSSCHECK_DIR)/seqvae-$$layers.safetensors || exit 1; \
 	done
 	/usr/bin/python3 tools/torch_reference.py check $(CROSSCHECK_DIR)/*.safetensors
 

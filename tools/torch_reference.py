@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent float64 PyTorch implementation of LAVA's translation model, to cross-check LAVA step for step.
+"""An independent float64 PyTorch implementation of LAVA's translation model (and of its VQA model and sequence VAE:
+VqaModel, SeqVaeModel below), to cross-check LAVA step for step.
 
 Written from /work/shared/docs/paper-notes.md (§1.1-§1.4, §1.6, §1.7) and README.md's formulas. LAVA's C++ was read
 only for parameter names, layouts and conventions:
@@ -210,8 +211,59 @@ class VqaModel:
         return out
 
 
+class SeqVaeModel:
+    """The sequence VAE (README "Sequence VAE"): memory m = BiLSTM(emb(X)), u = [forward state at the last word ;
+    backward state at the first], q(z|X) = N(mu, sigma^2), mu = u W_mu + b, log sigma = u W_s + b_s, z = mu + sigma eps;
+    decoder LSTM over [emb(x_{t-1}) ; z]; c_t = sum_i alpha_ti m_i with alpha_t = softmax_i v^T tanh(W_q h_t + W_k m_i);
+    p(x_t) = softmax(W_g tanh(W_h h_t + b + W_c c_t) + b_g). Loss per sentence: (KL(q || N(0, I)) - log p(X | z)) / B."""
+
+    def __init__(self, meta):
+        self.attn, self.score, self.layers = "seqvae", "additive", int(meta["layers"])
+
+    def terms(self, P, batch, eps):
+        src, src_len = batch["src"].long(), batch["src_len"].long()
+        tgt_in, tgt_out, tgt_len = batch["tgt_in"].long(), batch["tgt_out"].long(), batch["tgt_len"].long()
+        B, S = src.shape
+        T = tgt_in.shape[1]
+        m = bilstm(P, "encoder", P["emb"][src], src_len, self.layers)  # (B, S, H)
+        H = m.shape[2]
+        u = torch.cat([m[torch.arange(B), src_len - 1, :H // 2], m[:, 0, H // 2:]], -1)
+        mu = u @ P["posterior/mu/W"] + P["posterior/mu/b"]
+        sigma = torch.exp(u @ P["posterior/log_sigma/W"] + P["posterior/log_sigma/b"])
+        z = mu + sigma * eps.reshape(mu.shape)
+        h = torch.cat([P["emb"][tgt_in], z[:, None, :].expand(B, T, z.shape[1])], -1)
+        for l in range(self.layers):
+            n = f"decoder/l{l}"
+            h = lstm_run(h, P[n + "/W_ih"], P[n + "/W_hh"], P[n + "/b"])
+        scores = (torch.tanh((h @ P["score/W_q"])[:, :, None, :] + (m @ P["score/W_k"])[:, None, :, :])
+                  @ P["score/v"]).squeeze(-1)  # (B, T, S)
+        real = torch.arange(S)[None, :] < src_len[:, None]
+        alpha = torch.softmax(scores.masked_fill(~real[:, None, :], -math.inf), -1)
+        o = torch.tanh(h @ P["out/h/W"] + P["out/h/b"] + (alpha @ m) @ P["out/c/W"])
+        lp = pick_y(torch.log_softmax(o @ P["generator/W"] + P["generator/b"], -1), tgt_out)
+        recon = (lp * (torch.arange(T)[None, :] < tgt_len[:, None])).sum()
+        kl = (-torch.log(sigma) + (sigma ** 2 + mu ** 2) / 2 - 0.5).sum()
+        return recon, kl, float(tgt_len.sum())
+
+    def loss(self, P, batch, noise):
+        recon, kl, _ = self.terms(P, batch, noise)
+        return (kl - recon) / batch["src"].shape[0]
+
+    def eval_sums(self, P, batches, noises):
+        s = dict(tokens=0.0, log_lik=0.0, elbo=0.0, kl=0.0, kl_posterior=0.0, entropy=0.0, correct=0.0)
+        with torch.no_grad():
+            for batch, eps in zip(batches, noises):
+                recon, kl, tokens = self.terms(P, batch, eps)
+                s["tokens"] += tokens
+                s["log_lik"] += float(recon)
+                s["kl"] += float(kl)
+                s["elbo"] += float(recon - kl)
+        return s
+
+
 def make_model(meta):
-    return VqaModel(meta) if meta.get("task") == "vqa" else NmtModel(meta)
+    task = meta.get("task")
+    return VqaModel(meta) if task == "vqa" else SeqVaeModel(meta) if task == "seqvae" else NmtModel(meta)
 
 
 def pick_y(log_f, y):
@@ -236,6 +288,8 @@ def one_hot_at(z, S):
 
 def objective(model, P, batch, noise, meta):
     """The batch's loss (the scalar LAVA differentiates) for the model's variant."""
+    if hasattr(model, "loss"):
+        return model.loss(P, batch, noise)
     f = model.forward(P, batch)
     v, lp, y, mask = model.attn, f["log_prior"], f["y"], f["mask"]
     B, T, S = lp.shape
@@ -278,6 +332,8 @@ def objective(model, P, batch, noise, meta):
 
 def evaluate(model, P, batches, kmax):
     """The evaluation sums LAVA reports (README `lava eval`), over real target tokens."""
+    if hasattr(model, "eval_sums"):
+        return model.eval_sums(P, batches, evaluate.noises)
     s = dict(tokens=0.0, log_lik=0.0, elbo=0.0, kl=0.0, kl_posterior=0.0, entropy=0.0, correct=0.0)
     with torch.no_grad():
         for batch in batches:
@@ -409,9 +465,13 @@ def compare_training(path, every):
 def check_file(path, rep):
     tensors, meta = read_safetensors(path)
     model = make_model(meta)
-    v = f"{meta['task']} {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
+    if meta["task"] == "seqvae":
+        v = f"seqvae ({model.layers} layers)"
+    else:
+        v = f"{meta['task']} {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
     batches, schedule, eval_set = load_batches(tensors, meta)
     steps = int(meta["crosscheck/steps"])
+    evaluate.noises = [tensors.get(f"evalnoise/{k}") for k in range(len(eval_set))]
     noise = lambda t: tensors.get(f"noise/{t}")
     P = params_of(tensors, "param/")
 

@@ -18,34 +18,20 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "data/parallel_corpus.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/seq2seq.hpp"
-#include "tasks/vqa/eval.hpp"
-#include "tasks/vqa/model.hpp"
 #include "nn/optim.hpp"
 #include "nn/safetensors.hpp"
 #include "core/json.hpp"
 
-namespace lava {
-
-namespace {
-
-struct CrosscheckOptions {
-  int steps = 200, batches = 4, batch_size = 3, src_len = 6, tgt_len = 6, kmax = 2;
-  double lr = 3e-3, clip = 5, init = 0.5;
-  uint64_t seed = 1;
-};
+namespace lava::crosscheck {
 
 void add_tensor(std::vector<NamedTensor>& out, std::string name, std::vector<int64_t> shape, const float* v) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   out.push_back({std::move(name), std::move(shape), std::vector<float>(v, v + n)});
-}
-template <class I>
-void add_ints(std::vector<NamedTensor>& out, std::string name, std::vector<int64_t> shape, const std::vector<I>& v) {
-  std::vector<float> f(v.begin(), v.end());
-  add_tensor(out, std::move(name), std::move(shape), f.data());
 }
 
 void add_params(std::vector<NamedTensor>& out, const std::string& prefix, ParamStore<float>& ps, bool grads) {
@@ -101,36 +87,21 @@ void write_dump(const CommandLine& cl, const CrosscheckOptions& o, const Objecti
                  meta["attn"].c_str(), o.steps, double(loss.front()), double(loss.back()), path.c_str());
 }
 
-// --steps Adam updates with dropout off, step t's objective from objective(ctx, t) -> (terms, rows of the batch),
-// the loss normalised by the rows, clipped by global norm (as the trainers do). Records each step's loss, value and
-// KL per row, its noise, and the gradient at step 0; returns the losses.
-template <class Objective>
-std::vector<float> train_and_record(std::vector<NamedTensor>& out, ParamStore<float>& ps, Tape<float>& tape,
-                                    const CrosscheckOptions& o, ObjectiveOptions& obj, Objective objective) {
-  Adam<float> adam;
-  adam.lr = float(o.lr);
-  std::vector<float> loss, value, kl, noise;
-  for (int t = 0; t < o.steps; ++t) {
-    tape.reset();
-    Ctx c{tape, ps, true, CounterRng(o.seed, stream_id("crosscheck/train")).child(uint64_t(t)), 0.f};
-    obj.step = t;
-    obj.noise_out = &noise;
-    noise.clear();
-    const auto [terms, rows] = objective(c, t);
-    Var<float> l = affine(terms.objective, -1.f / float(rows), 0.f);
-    tape.backward(l);
-    loss.push_back(l.item());
-    value.push_back(float(terms.value_sum / rows));
-    kl.push_back(float(terms.kl_sum / rows));
-    if (!noise.empty()) add_tensor(out, "noise/" + std::to_string(t), {int64_t(noise.size())}, noise.data());
-    if (t == 0) add_params(out, "grad/", ps, true);
-    adam.step(ps, clip_factor(grad_norm(ps), float(o.clip)));
-  }
-  add_tensor(out, "loss", {int64_t(loss.size())}, loss.data());
-  add_tensor(out, "value", {int64_t(value.size())}, value.data());
-  add_tensor(out, "kl", {int64_t(kl.size())}, kl.data());
-  return loss;
+void add_batch(std::vector<NamedTensor>& out, const std::string& n, const Batch& b) {
+  add_ints(out, n + "src", {b.B, b.S}, b.src);
+  add_ints(out, n + "src_len", {b.B}, b.src_len);
+  add_ints(out, n + "tgt_in", {b.B, b.T}, b.tgt_in);
+  add_ints(out, n + "tgt_out", {b.B, b.T}, b.tgt_out);
+  add_ints(out, n + "tgt_len", {b.B}, b.tgt_len);
 }
+
+}  // namespace lava::crosscheck
+
+namespace lava {
+
+using namespace crosscheck;
+
+namespace {
 
 int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   Seq2SeqConfig cfg;
@@ -186,15 +157,8 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
     for (int t = 0; t < o.steps; ++t) schedule.push_back(t % o.batches);
     eval_set = batches;
   }
-  const auto add_batch = [&out](const std::string& n, const Batch& b) {
-    add_ints(out, n + "src", {b.B, b.S}, b.src);
-    add_ints(out, n + "src_len", {b.B}, b.src_len);
-    add_ints(out, n + "tgt_in", {b.B, b.T}, b.tgt_in);
-    add_ints(out, n + "tgt_out", {b.B, b.T}, b.tgt_out);
-    add_ints(out, n + "tgt_len", {b.B}, b.tgt_len);
-  };
-  for (size_t k = 0; k < batches.size(); ++k) add_batch("batch" + std::to_string(k) + "/", batches[k]);
-  for (size_t k = 0; k < eval_set.size(); ++k) add_batch("eval" + std::to_string(k) + "/", eval_set[k]);
+  for (size_t k = 0; k < batches.size(); ++k) add_batch(out, "batch" + std::to_string(k) + "/", batches[k]);
+  for (size_t k = 0; k < eval_set.size(); ++k) add_batch(out, "eval" + std::to_string(k) + "/", eval_set[k]);
   add_ints(out, "schedule", {int64_t(schedule.size())}, schedule);
 
   Tape<float> tape;
@@ -232,92 +196,9 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
 // --regions regions of --features standard-normal features each, answers 1..--answers−1 (the last question of each
 // batch has an unseen answer: id 0, known 0). Evaluation: attention_eval's sums over the known answers, and the
 // questions whose predictive argmax is the answer (`lava eval --task vqa`'s accuracy); no K-max.
-int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
-  VqaConfig cfg;
-  cfg.attn = parse_attn_variant(cl.get_string("attn"));
-  cfg.words = int(cl.get_int("vocab", 2, 1 << 20));
-  cfg.answers = int(cl.get_int("answers", 2, 1 << 20));
-  cfg.regions = int(cl.get_int("regions", 1, 1000));
-  cfg.feature_dim = int(cl.get_int("features", 1, 100000));
-  cfg.emb = int(cl.get_int("emb", 1, 4096));
-  cfg.hidden = int(cl.get_int("hidden", 1, 4096));
-  cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
-  cfg.mlp = cfg.hidden + 1, cfg.answer_emb = cfg.emb - 1 > 0 ? cfg.emb - 1 : 1;  // sizes that differ, to catch swaps
-  cfg.dropout = 0;
-  check_covered(cl, cfg.attn);
-  ObjectiveOptions obj;
-  obj.samples = int(cl.get_int("samples", 1, 1000));
-  obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
-  VqaModel model(cfg);
-  model.ps.init_uniform(float(o.init), o.seed);
-  std::vector<NamedTensor> out;
-  add_params(out, "param/", model.ps, false);
-  const CounterRng rng(o.seed, stream_id("crosscheck/vqa"));
-  uint64_t k = 0;
-  const auto draw = [&](int lo, int hi) { return lo + int(rng.uniform(k++) * (hi - lo + 1)); };
-  std::vector<VqaBatch> batches(static_cast<size_t>(o.batches));
-  for (int n = 0; n < o.batches; ++n) {
-    VqaBatch& b = batches[size_t(n)];
-    b.B = o.batch_size, b.L = o.src_len, b.R = cfg.regions, b.D = cfg.feature_dim;
-    b.words.assign(size_t(b.B) * b.L, 0);
-    for (int i = 0; i < b.B; ++i) {
-      b.lengths.push_back(draw(1, b.L));
-      for (int t = 0; t < b.lengths.back(); ++t) b.words[size_t(i) * b.L + t] = draw(1, cfg.words - 1);
-      const bool seen = i + 1 < b.B || b.B == 1;
-      b.answer.push_back(seen ? draw(1, cfg.answers - 1) : 0);
-      b.known.push_back(seen ? 1.f : 0.f);
-    }
-    for (int i = 0; i < b.B * b.R * b.D; ++i) b.features.push_back(float(rng.normal(k++)));
-    const std::string p = "batch" + std::to_string(n) + "/";
-    add_ints(out, p + "words", {b.B, b.L}, b.words);
-    add_ints(out, p + "lengths", {b.B}, b.lengths);
-    add_tensor(out, p + "features", {b.B, b.R, b.D}, b.features.data());
-    add_ints(out, p + "answer", {b.B}, b.answer);
-    add_tensor(out, p + "known", {b.B}, b.known.data());
-  }
-  std::vector<int32_t> schedule;
-  for (int t = 0; t < o.steps; ++t) schedule.push_back(t % o.batches);
-  add_ints(out, "schedule", {int64_t(schedule.size())}, schedule);
-
-  Tape<float> tape;
-  std::map<std::string, std::string> meta = cfg.to_metadata();
-  const auto evaluate = [&](const std::string& when) {
-    AttentionEvalSums sums;
-    int64_t correct = 0;
-    std::vector<double> predictive(static_cast<size_t>(cfg.answers));
-    for (const VqaBatch& b : batches) {
-      tape.reset();
-      Ctx c{tape, model.ps, false, CounterRng(o.seed, stream_id("crosscheck/eval")), 0.f};
-      const VqaScores sc = model.scores(c, b);
-      const int R = b.R, V = cfg.answers;
-      std::vector<float> log_f_y(size_t(b.B) * R), soft_y(size_t(b.B), 0.f);
-      for (int i = 0; i < b.B; ++i) {
-        for (int r = 0; r < R; ++r)
-          log_f_y[size_t(i) * R + r] = sc.log_f[(size_t(i) * R + r) * V + size_t(b.answer[size_t(i)])];
-        if (!sc.log_soft.empty()) soft_y[size_t(i)] = sc.log_soft[size_t(i) * V + size_t(b.answer[size_t(i)])];
-        vqa_predictive(cfg.attn, sc, i, predictive.data());
-        correct += b.known[size_t(i)] > 0 && first_argmax(predictive.data(), V) == b.answer[size_t(i)];
-      }
-      sums.add(attention_eval(cfg.attn, sc.log_prior.data(), sc.log_q.empty() ? nullptr : sc.log_q.data(),
-                              log_f_y.data(), soft_y.data(), b.known.data(), b.B, R, 0));
-    }
-    meta["eval/" + when + "/k0"] = eval_json(sums, correct);
-  };
-  evaluate("init");
-  const std::vector<float> loss = train_and_record(out, model.ps, tape, o, obj, [&](Ctx& c, int t) {
-    const VqaBatch& b = batches[size_t(schedule[size_t(t)])];
-    return std::make_pair(model.objective(c, b, obj), b.B);
-  });
-  add_params(out, "trained/", model.ps, false);
-  evaluate("trained");
-  meta["crosscheck/batches"] = std::to_string(batches.size());
-  meta["crosscheck/eval_batches"] = "0";  // the training batches
-  meta["crosscheck/kmax"] = "0";
-  write_dump(cl, o, obj, out_path, out, meta, loss);
-  return 0;
-}
 
 }  // namespace
+
 
 int cmd_crosscheck_dump(int argc, char** argv) {
   CommandLine cl("crosscheck-dump", "lava crosscheck-dump --attn VARIANT --out FILE [options]",
@@ -326,7 +207,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
                  "loss of --steps Adam updates with dropout off, the trained parameters, and the evaluation sums\n"
                  "(exact and K-max) of the initial and trained model. `make crosscheck` runs it for every variant.");
   cl.options().add_options()                                                                            //
-      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa")                            //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae")                   //
       ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())          //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
@@ -345,6 +226,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("regions", po::value<std::string>()->default_value("4"), "vqa: regions per image")              //
       ("features", po::value<std::string>()->default_value("5"), "vqa: features per region")           //
       ("answers", po::value<std::string>()->default_value("7"), "vqa: answer vocabulary")              //
+      ("latent", po::value<std::string>()->default_value("3"), "seqvae: latent size")                  //
       ("samples", po::value<std::string>()->default_value("3"), "var-rws samples")                     //
       ("temperature", po::value<std::string>()->default_value("0.5"), "var-gumbel temperature")        //
       ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //
@@ -365,7 +247,8 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   o.clip = cl.get_double("clip", 0, 1e9);
   o.init = cl.get_double("init", 0, 10);
   o.seed = cl.common().seed;
-  const std::string task = cl.get_choice("task", {"nmt", "vqa"});
+  const std::string task = cl.get_choice("task", {"nmt", "vqa", "seqvae"});
+  if (task == "seqvae") return dump_seqvae(cl, o, cl.get_string("out"));
   return task == "vqa" ? dump_vqa(cl, o, cl.get_string("out")) : dump_nmt(cl, o, cl.get_string("out"));
 }
 
