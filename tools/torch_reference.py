@@ -26,6 +26,10 @@ The draws z and g come from LAVA's dump (its noise); everything else is recomput
 
 Usage:  torch_reference.py check FILE...   compare with each `lava crosscheck-dump` file; one line per check, then
                                            `crosscheck: N passed, M failed`; exit status 1 on a failure.
+        torch_reference.py train FILE      a whole run from a `lava crosscheck-dump --data DIR` file: both loss
+                                           trajectories, then one JSON line with LAVA's figures, the reference's
+                                           figures of LAVA's trained model, and those of its own trained model.
+Run it with Debian's /usr/bin/python3 (python3-torch); `make crosscheck` does.
 """
 import argparse
 import json

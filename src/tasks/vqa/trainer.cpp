@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
+#include "attention/collapse_monitor.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
 #include "nn/optim.hpp"
@@ -14,7 +16,8 @@ namespace lava {
 
 namespace {
 
-void print_epoch(const VqaTrainOptions& opt, const VqaEpochRecord& r, const VqaEvalFigures& v, bool best) {
+void print_epoch(const VqaTrainOptions& opt, const VqaEpochRecord& r, const VqaEvalFigures& v, bool best,
+                 const CollapseVerdict& collapse) {
   if (opt.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "epoch").add("task", "vqa").add("attn", variant_info(opt.model.attn).name);
@@ -24,6 +27,7 @@ void print_epoch(const VqaTrainOptions& opt, const VqaEpochRecord& r, const VqaE
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
     j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
     j.add("best", best);
+    if (collapse.tokens > 0) j.add("q_collapsed", collapse.collapsed);  // attention/collapse_monitor.hpp
     std::printf("%s\n", j.str().c_str());
   } else {
     std::fprintf(stderr,
@@ -77,6 +81,7 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
     const auto batches = vqa_train_batches(int(train.questions.size()), opt.batch_size, opt.seed, epoch);
     Progress progress(int64_t(batches.size()), fmt::format("epoch {}", epoch));
     double obj_sum = 0, kl_sum = 0, n_sum = 0;
+    CollapseMonitor collapse;  // this epoch's KL(q‖p), H(q), H(p) over the questions with a known answer
     size_t done = 0;
     for (; done < batches.size(); ++done) {
       const VqaBatch batch = make_vqa_batch(train, train_enc, batches[done]);
@@ -99,6 +104,9 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
       ++summary.steps;
       questions_seen += batch.B;
       obj_sum += terms.value_sum, kl_sum += terms.kl_sum, n_sum += batch.B;
+      if (variant_info(cfg.attn).uses_q)
+        collapse.add(terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum,
+                     std::accumulate(batch.known.begin(), batch.known.end(), 0.0));
       progress.update(int64_t(done + 1),
                       fmt::format("obj {:.3f} | {:.0f} q/s", obj_sum / n_sum, double(questions_seen) / elapsed()));
       if ((opt.max_steps > 0 && summary.steps >= opt.max_steps) ||
@@ -138,7 +146,9 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
       if (epoch >= opt.start_decay_at) adam.lr *= float(opt.lr_decay);
     }
     summary.epochs = epoch;
-    print_epoch(opt, r, v, best);
+    const CollapseVerdict verdict = done == batches.size() ? collapse.end_epoch() : CollapseVerdict{};  // whole epochs
+    if (verdict.collapsed) std::fprintf(stderr, "%s\n", collapse_warning(verdict, epoch).c_str());
+    print_epoch(opt, r, v, best, verdict);
     if (!opt.plot_dir.empty()) write_vqa_learning_curves(opt.plot_dir, title, summary.history);
     if (opt.patience > 0 && stale_epochs >= opt.patience) break;
   }
