@@ -185,7 +185,8 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
   };
   for (Case cs : {Case{AttnVariant::marginal, "mlp", 2, 0}, Case{AttnVariant::marginal, "general", 1, 2},
                   Case{AttnVariant::var_enum, "dot", 1, 0}, Case{AttnVariant::marginal, "mlp", 1, 1}, Case{AttnVariant::hard_enum, "mlp", 1, 3},
-                  Case{AttnVariant::soft, "mlp", 2, 0}, Case{AttnVariant::none, "mlp", 1, 0}}) {
+                  Case{AttnVariant::soft, "mlp", 2, 0}, Case{AttnVariant::soft, "mlp", 1, 2},
+                  Case{AttnVariant::none, "mlp", 1, 0}}) {
     Seq2SeqConfig cfg = small_config(corpus, cs.v, cs.layers);
     cfg.score = *enum_from_name(kNmtScoreNames, cs.score);
     Seq2Seq model(cfg);

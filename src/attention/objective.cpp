@@ -33,6 +33,46 @@ double masked_sum(Var<float> per_token, const float* mask) {
   return masked_sum(per_token.val(), mask, per_token.numel());
 }
 
+// K-max soft attention (`lava eval --kmax`): the prior kept at its kmax largest real positions (ties: the lower
+// position) and renormalised, p_K,i = p_i 1[i ∈ top K] / Σ_{j ∈ top K} p_j, as decoding weighs the context: (B, T, S).
+Var<float> top_k_prior(Tape<float>& tape, Var<float> log_prior, int kmax) {
+  const Shape sdist = log_prior.shape();
+  const int64_t S = sdist[-1], N = sdist.numel() / S;
+  std::vector<float> w(static_cast<size_t>(N * S), 0.f);
+  std::vector<std::pair<float, int64_t>> order;
+  for (int64_t n = 0; n < N; ++n) {
+    const float* lp = log_prior.val() + n * S;
+    order.clear();
+    for (int64_t s = 0; s < S; ++s)
+      if (lp[s] > kMaskedLogit / 2) order.push_back({-lp[s], s});
+    const size_t keep = std::min(order.size(), size_t(kmax));
+    std::partial_sort(order.begin(), order.begin() + ptrdiff_t(keep), order.end());
+    double z = 0;
+    for (size_t k = 0; k < keep; ++k) z += std::exp(double(lp[order[k].second] - lp[order[0].second]));
+    for (size_t k = 0; k < keep; ++k)
+      w[size_t(n * S + order[k].second)] = float(std::exp(double(lp[order[k].second] - lp[order[0].second])) / z);
+  }
+  return constant(tape, sdist, w.data());
+}
+
+// Σ over real tokens of H(q) and H(p), H(r) = −Σ_s r_s log r_s, in double (padding has r_s = 0 exactly).
+void add_entropy_sums(const AttentionDists& d, const float* token_mask, ObjectiveTerms& out) {
+  const int64_t S = d.log_prior.dim(-1), N = d.log_prior.numel() / S;
+  const auto entropy = [S](const float* lr) {
+    double h = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      const double r = std::exp(double(lr[s]));
+      if (r > 0) h -= r * double(lr[s]);
+    }
+    return h;
+  };
+  for (int64_t n = 0; n < N; ++n)
+    if (token_mask[n] != 0.f) {
+      out.q_entropy_sum += entropy(d.log_q.val() + n * S);
+      out.prior_entropy_sum += entropy(d.log_prior.val() + n * S);
+    }
+}
+
 }  // namespace
 
 void sample_categorical(const float* log_probs, int64_t N, int64_t S, const CounterRng& rng, uint64_t stride,
@@ -62,6 +102,7 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
   const Shape stok = sdist.without(-1);
   Var<float> mask = constant(tape, stok, token_mask);
   ObjectiveTerms out;
+  if (d.has_q()) add_entropy_sums(d, token_mask, out);
   Var<float> per_token;         // the objective per query, surrogate terms included
   Var<float> value = per_token;  // its value without surrogates (for reporting)
   Var<float> kl;
@@ -126,6 +167,7 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
       Var<float> log_r = var ? d.log_q : d.log_prior;
       std::vector<int32_t> z(static_cast<size_t>(N));
       sample_categorical(log_r.val(), N, S, c.next_rng(), 1, 0, z.data());
+      if (opt.noise_out) opt.noise_out->assign(z.begin(), z.end());
       Var<float> lf = head.log_f_weighted(c, one_hot(tape, sdist, z.data()), y);
       std::vector<float> advantage(static_cast<size_t>(N));
       {
@@ -147,6 +189,7 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
       std::vector<float> g(static_cast<size_t>(N * S));
       const CounterRng rng = c.next_rng();
       for (int64_t i = 0; i < N * S; ++i) g[size_t(i)] = float(-std::log(-std::log(rng.uniform(uint64_t(i)))));
+      if (opt.noise_out) opt.noise_out->assign(g.begin(), g.end());
       Var<float> relaxed = softmax(affine(add(d.log_q, constant(tape, sdist, g.data())), 1.f / opt.temperature, 0.f), -1);
       kl = kl_categorical(d.log_q, d.log_prior);
       per_token = value = sub(head.log_f_weighted(c, relaxed, y), kl);
@@ -159,9 +202,12 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
       const CounterRng rng = c.next_rng();
       std::vector<Var<float>> terms;
       std::vector<std::vector<float>> log_w(static_cast<size_t>(K), std::vector<float>(size_t(N)));
+      if (opt.noise_out) opt.noise_out->assign(size_t(N) * K, 0.f);
       for (int k = 0; k < K; ++k) {
         std::vector<int32_t> z(static_cast<size_t>(N));
         sample_categorical(d.log_q.val(), N, S, rng, uint64_t(K), uint64_t(k), z.data());
+        if (opt.noise_out)
+          for (int64_t n = 0; n < N; ++n) (*opt.noise_out)[size_t(n * K + k)] = float(z[size_t(n)]);
         Var<float> lf = head.log_f_weighted(c, one_hot(tape, sdist, z.data()), y);
         Var<float> lp = pick(d.log_prior, z.data()), lq = pick(d.log_q, z.data());
         for (int64_t n = 0; n < N; ++n) log_w[size_t(k)][size_t(n)] = lp.val()[n] - lq.val()[n] + lf.val()[n];
@@ -213,7 +259,8 @@ AttentionEvalSums attention_eval_batch(Ctx& c, AttnVariant v, const OutputHead& 
     return attention_eval(v, d.log_prior.val(), d.has_q() ? d.log_q.val() : nullptr, log_f.val(), nullptr,
                           token_mask, N, S, kmax);
   }
-  Var<float> direct = head.log_f_weighted(c, attention_weights(v, d), y);
+  Var<float> weights = v == AttnVariant::soft && kmax > 0 ? top_k_prior(c.tape, d.log_prior, kmax) : attention_weights(v, d);
+  Var<float> direct = head.log_f_weighted(c, weights, y);
   return attention_eval(v, d.log_prior.val(), nullptr, nullptr, direct.val(), token_mask, N, S, kmax);
 }
 

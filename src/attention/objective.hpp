@@ -30,12 +30,17 @@ struct ObjectiveOptions {
   float att_kl = -1.0f;       // gauss-ctx, bam-*: weight of the KL term in training (< 0: the variant's default)
   int64_t kl_anneal = 0;      // gauss-ctx, bam-*: midpoint of the tanh KL-weight ramp (0: no ramp)
   float crf_l2 = 0.005f;      // structured: L2 penalty on the CRF's pairwise scores
+  // If set, receives the step's noise for an independent re-computation (lava crosscheck-dump): the drawn indices
+  // z (hard-sample, var-sample: one per query; var-rws: K per query, sample k of query n at n·K + k) or the Gumbel
+  // draws g (var-gumbel: one per query and position).
+  std::vector<float>* noise_out = nullptr;
 };
 
 struct ObjectiveTerms {
   Var<float> objective;  // scalar: Σ over real tokens of the per-token training objective (maximise)
   double value_sum = 0;  // Σ of the objective's value without REINFORCE surrogate terms (log-lik or ELBO estimate)
   double kl_sum = 0;     // Σ KL(q ‖ p) over real tokens (0 without q)
+  double q_entropy_sum = 0, prior_entropy_sum = 0;  // Σ H(q), Σ H(p) over real tokens (0 without q): collapse_monitor
 };
 
 // y: (B, T) labels; token_mask: (B, T), 1 for real tokens and 0 for padding.

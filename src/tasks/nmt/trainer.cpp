@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/plots.hpp"
 #include "train/loop.hpp"
@@ -28,8 +29,9 @@ NmtEvalFigures nmt_figures_of(const Figures& figures) {
   return f;
 }
 
-// Sums of a training step: the objective and KL (summed over target tokens) and the target tokens.
-enum NmtSum { kObj, kKl, kTok };
+// Sums of a training step: the objective, KL(q‖p), H(q) and H(p) (summed over target tokens; the last three 0
+// without q) and the target tokens.
+enum NmtSum { kObj, kKl, kQEntropy, kPriorEntropy, kTok };
 
 class NmtTask final : public TrainTask {
  public:
@@ -44,7 +46,9 @@ class NmtTask final : public TrainTask {
   }
 
   ParamStore<float>& params() override { return model_.ps; }
-  std::vector<std::string> sum_names() const override { return {"objective", "kl", "tokens"}; }
+  std::vector<std::string> sum_names() const override {
+    return {"objective", "kl", "q_entropy", "prior_entropy", "tokens"};
+  }
   std::vector<std::vector<int>> epoch_batches(int epoch) override {
     return train_batches(corpus_.train.pairs, bopt_, opt_.loop.seed, epoch);
   }
@@ -60,7 +64,7 @@ class NmtTask final : public TrainTask {
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per sentence
     if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
     const double ntok = double(batch.target_tokens());
-    return {loss.item(), {terms.value_sum, terms.kl_sum, ntok}, ntok};
+    return {loss.item(), {terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, ntok}, ntok};
   }
 
   Validation validate() override {
@@ -89,6 +93,8 @@ class NmtTask final : public TrainTask {
     j.add("valid_nll", v.nll).add("valid_ppl", v.ppl).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy).add("best", r.best);
     if (r.partial) j.add("partial", true);
+    if (variant_info(cfg_.attn).uses_q && !r.partial)
+      report_collapse(j, r.train[kKl], r.train[kQEntropy], r.train[kPriorEntropy], r.train[kTok], r.epoch);
     line.text = fmt::format(
         "epoch {}{}  steps {}  {:.0f}s  lr {:.2e}  train obj/tok {:.4f} kl {:.4f} | valid ppl {:.6g} elbo {:.4f} kl "
         "{:.4f} gap {:.4f} H(p) {:.3f}{}",

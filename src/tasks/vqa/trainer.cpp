@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <system_error>
 
+#include "attention/collapse_monitor.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
 #include "core/check.hpp"
@@ -45,8 +47,9 @@ VqaEvalFigures vqa_figures_of(const Figures& figures) {
   return f;
 }
 
-// Sums of a training step: the objective and KL (summed over questions) and the questions.
-enum VqaSum { kObj, kKl, kQuestions };
+// Sums of a training step: the objective, KL(q‖p), H(q) and H(p) (summed over questions; the last three 0 without
+// q, and over the questions with a known answer only), the questions with a known answer, and all questions.
+enum VqaSum { kObj, kKl, kQEntropy, kPriorEntropy, kKnown, kQuestions };
 
 VqaEpochRecord epoch_record(const ValidationRecord& r) {
   const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
@@ -82,7 +85,9 @@ class VqaTask final : public TrainTask {
   }
 
   ParamStore<float>& params() override { return model_.ps; }
-  std::vector<std::string> sum_names() const override { return {"objective", "kl", "questions"}; }
+  std::vector<std::string> sum_names() const override {
+    return {"objective", "kl", "q_entropy", "prior_entropy", "known", "questions"};
+  }
   std::vector<std::vector<int>> epoch_batches(int epoch) override {
     return vqa_train_batches(int(train_.questions.size()), opt_.loop.batch_size, opt_.loop.seed, epoch);
   }
@@ -97,7 +102,10 @@ class VqaTask final : public TrainTask {
     ObjectiveTerms terms = model_.objective(c, batch, objective);
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per question
     if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
-    return {loss.item(), {terms.value_sum, terms.kl_sum, double(batch.B)}, double(batch.B)};
+    const double known = std::accumulate(batch.known.begin(), batch.known.end(), 0.0);
+    return {loss.item(),
+            {terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, known, double(batch.B)},
+            double(batch.B)};
   }
 
   Validation validate() override {
@@ -132,6 +140,8 @@ class VqaTask final : public TrainTask {
     j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
     j.add("best", r.best);
     if (r.partial) j.add("partial", true);
+    if (variant_info(cfg_.attn).uses_q && !r.partial)
+      report_collapse(j, r.train[kKl], r.train[kQEntropy], r.train[kPriorEntropy], r.train[kKnown], r.epoch);
     line.text = fmt::format(
         "epoch {:.2f}  steps {}  {:.0f}s  lr {:.2e}  train obj {:.4f} kl {:.4f} | valid nll {:.4f} acc {:.4f} elbo "
         "{:.4f} kl {:.4f} gap {:.4f} H(p) {:.3f} region p {:.3f} post {:.3f}{}",
