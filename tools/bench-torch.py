@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The PyTorch peer of `lava bench train`: the same translation network and training step, timed the same way.
 
-Network (src/models/seq2seq.hpp): embeddings; a bidirectional LSTM encoder (hidden/2 per direction) giving memory
+Network (src/tasks/nmt/seq2seq.hpp): embeddings; a bidirectional LSTM encoder (hidden/2 per direction) giving memory
 x_1..x_S; an LSTM decoder whose input at step j is [emb(y_{j-1}); c_{j-1}] with c the soft context under the prior
 (input feeding); an MLP prior p(z_j = i) = softmax_i v . tanh(W_q h_j + W_k x_i); the output layer
 f(x, z = i) = softmax(W_gen tanh(W_h h_j + W_x x_i + b) + b_gen). Objectives per target token:

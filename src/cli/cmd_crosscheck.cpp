@@ -106,7 +106,7 @@ namespace {
 int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   Seq2SeqConfig cfg;
   cfg.attn = parse_attn_variant(cl.get_string("attn"));
-  cfg.score = cl.get_choice("score", {"mlp", "general", "dot"});
+  cfg.score = cl.get_enum("score", kNmtScoreNames);
   ParallelCorpus corpus;
   if (cl.has("data")) {
     CorpusOptions co;
