@@ -204,10 +204,11 @@ TEST_CASE("train loop: --save is checked before training, and -q silences the ep
     CHECK(r.err_lines() == 1);
     CHECK(r.err.find(bad) != std::string::npos);
     CHECK(r.out.find("\"event\":\"epoch\"") == std::string::npos);
-    // Table output with -q: nothing on stderr.
+    // Table output with -q: nothing on stderr but warnings (these tiny var-sample runs collapse, and the collapse
+    // warning is meant to be seen even under -q; the JSON field carries it too).
     const std::string table = std::regex_replace(task_flags(task), std::regex("--format json"), "--format table");
     const CliResult quiet = run_lava("train " + table + " --epochs 1");
     CHECK(quiet.code == 0);
-    CHECK(quiet.err.empty());
+    CHECK(std::regex_replace(quiet.err, std::regex("lava train: warning: [^\n]*\n"), "").empty());
   }
 }
