@@ -1,6 +1,7 @@
 #include "train/run_identity.hpp"
 
 #include <charconv>
+#include <map>
 
 namespace lava {
 
@@ -17,6 +18,18 @@ bool parse_exact(const std::string& text, double& out) { return parse_number(tex
 bool parse_exact(const std::string& text, float& out) { return parse_number(text, out); }
 bool parse_exact(const std::string& text, int64_t& out) { return parse_number(text, out); }
 bool parse_exact(const std::string& text, int& out) { return parse_number(text, out); }
+
+RunIdentity objective_identity(const ObjectiveOptions& o) {
+  return {{"--samples", exact(o.samples)},   {"--temperature", exact(o.temperature)},
+          {"--warm-start", exact(o.warm_start)}, {"--att-kl", exact(o.att_kl)},
+          {"--att-kl-anneal", exact(o.kl_anneal)}, {"--crf-l2", exact(o.crf_l2)}};
+}
+
+RunIdentity variant_identity(AttnVariant v, const VariantConfig& variant) {
+  std::map<std::string, std::string> meta;
+  variant.to_metadata(v, meta);
+  return RunIdentity(meta.begin(), meta.end());
+}
 
 Fingerprint& Fingerprint::add(const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);

@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "attention/objective.hpp"
+#include "attention/variant_params.hpp"
+
 namespace lava {
 
 using RunIdentity = std::vector<std::pair<std::string, std::string>>;
@@ -25,6 +28,12 @@ bool parse_exact(const std::string& text, double& out);
 bool parse_exact(const std::string& text, float& out);
 bool parse_exact(const std::string& text, int64_t& out);
 bool parse_exact(const std::string& text, int& out);
+
+// The objective's options every task with attention variants repeats on a resume (--samples, --temperature,
+// --warm-start, --att-kl, --att-kl-anneal, --crf-l2), in that order.
+RunIdentity objective_identity(const ObjectiveOptions& objective);
+// The wider family's hyperparameters of variant `v`, when it has any (VariantConfig::to_metadata), in key order.
+RunIdentity variant_identity(AttnVariant v, const VariantConfig& variant);
 
 // FNV-1a over bytes, for the data fingerprint of a run (collisions need not be guarded against: it catches a run
 // resumed on other data by mistake, not an adversary).

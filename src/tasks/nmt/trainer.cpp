@@ -165,21 +165,15 @@ RunIdentity NmtTask::identity() const {
                  {"--attn-size", exact(m.attn_size)},
                  {"--inf-hidden", exact(m.inf_hidden)},
                  {"--layers", exact(m.layers)},
-                 {"--dropout", exact(m.dropout)},
-                 {"--samples", exact(opt_.objective.samples)},
-                 {"--temperature", exact(opt_.objective.temperature)},
-                 {"--warm-start", exact(opt_.objective.warm_start)},
-                 {"--att-kl", exact(opt_.objective.att_kl)},
-                 {"--att-kl-anneal", exact(opt_.objective.kl_anneal)},
-                 {"--crf-l2", exact(opt_.objective.crf_l2)},
-                 {"--src", opt_.corpus.src_lang},
-                 {"--tgt", opt_.corpus.tgt_lang},
-                 {"--max-len", exact(opt_.corpus.max_len)},
-                 {"--min-freq", exact(opt_.src_vocab.min_freq)},
-                 {"--max-vocab", exact(opt_.src_vocab.max_vocab)}};
-  std::map<std::string, std::string> variant;  // the wider family's hyperparameters, when the variant has any
-  m.variant.to_metadata(m.attn, variant);
-  for (const auto& [key, value] : variant) id.push_back({key, value});
+                 {"--dropout", exact(m.dropout)}};
+  const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
+  id.insert(id.end(), objective.begin(), objective.end());
+  id.insert(id.end(), {{"--src", opt_.corpus.src_lang},
+                       {"--tgt", opt_.corpus.tgt_lang},
+                       {"--max-len", exact(opt_.corpus.max_len)},
+                       {"--min-freq", exact(opt_.src_vocab.min_freq)},
+                       {"--max-vocab", exact(opt_.src_vocab.max_vocab)}});
+  id.insert(id.end(), variant.begin(), variant.end());
   id.push_back({"data", fmt::format("{} train and {} valid pairs, vocabularies {} and {}, hash {}",
                                     corpus_.train.pairs.size(), corpus_.valid.pairs.size(), corpus_.src_vocab.size(),
                                     corpus_.tgt_vocab.size(), h.hex())});

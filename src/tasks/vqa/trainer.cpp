@@ -224,17 +224,11 @@ RunIdentity VqaTask::identity() const {
                  {"--attn-size", exact(m.attn_size)},
                  {"--mlp-size", exact(m.mlp)},
                  {"--answer-emb", exact(m.answer_emb)},
-                 {"--dropout", exact(m.dropout)},
-                 {"--samples", exact(opt_.objective.samples)},
-                 {"--temperature", exact(opt_.objective.temperature)},
-                 {"--warm-start", exact(opt_.objective.warm_start)},
-                 {"--att-kl", exact(opt_.objective.att_kl)},
-                 {"--att-kl-anneal", exact(opt_.objective.kl_anneal)},
-                 {"--crf-l2", exact(opt_.objective.crf_l2)},
-                 {"--eval-batch-size", exact(opt_.eval_batch_size)}};
-  std::map<std::string, std::string> variant;
-  m.variant.to_metadata(m.attn, variant);
-  for (const auto& [key, value] : variant) id.push_back({key, value});
+                 {"--dropout", exact(m.dropout)}};
+  const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
+  id.insert(id.end(), objective.begin(), objective.end());
+  id.push_back({"--eval-batch-size", exact(opt_.eval_batch_size)});
+  id.insert(id.end(), variant.begin(), variant.end());
   id.push_back({"data", fmt::format("{} train and {} valid questions, {} words, {} answers, hash {}",
                                     train_.questions.size(), valid_.questions.size(), words_.size(), answers_.size(),
                                     h.hex())});
