@@ -145,17 +145,22 @@ TEST_CASE("train loop: runs killed by SIGKILL or SIGTERM at random points resume
   for (const std::string task : {"nmt", "vqa", "seqvae"}) {
     CAPTURE(task);
     TempDir tmp("loop_kill");
-    // About 2 s a run, so that the kills below land inside one.
     const std::string flags = task_flags(task) + (task == "vqa" ? " --epochs 2" : " --epochs 30") + " --checkpoint-every 1";
     const std::string full = tmp.file("full.st"), part = tmp.file("part.st");
+    const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(run_lava("train " + flags + " --save " + full).code == 0);
+    // Kill delays are fractions of the uninterrupted run's own wall time, so that they fall inside a run on an idle
+    // machine as on a loaded one (fixed 20-400 ms missed every run of a fast machine).
+    const int full_ms =
+        int(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
     // Kill the run a random moment after it started, three times, then let it finish.
     int killed = 0;
     for (int kill = 0; kill < 3; ++kill) {
       const bool resume = std::filesystem::exists(part + ".resume");
       const pid_t child = spawn_lava("train " + flags + " --save " + part + (resume ? " --resume " + part + ".resume" : ""),
                                      tmp.file("out"), tmp.file("err"));
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(20, 400)(pick)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::uniform_int_distribution<int>(full_ms / 10, full_ms * 6 / 10)(pick)));
       ::kill(child, kill % 2 ? SIGTERM : SIGKILL);
       const int status = reap(child);
       INFO(slurp(tmp.file("err")));
