@@ -217,3 +217,30 @@ TEST_CASE("train loop: --save is checked before training, and -q silences the ep
     CHECK(std::regex_replace(quiet.err, std::regex("lava train: warning: [^\n]*\n"), "").empty());
   }
 }
+
+TEST_CASE("train loop: the done line says why each task's run stopped, and where its best model was made") {
+  TempDir tmp("loop_stop");
+  // Each reason, for every task: the whole --epochs budget, an update budget, and patience (a learning rate far too
+  // large for these tiny models gives epoch ends without a better validation quickly; lr 0 would never improve).
+  struct Case {
+    std::string flags, reason;
+  };
+  const std::vector<Case> cases = {{"--epochs 2", "epochs"},
+                                   {"--epochs 5 --max-steps 3", "max-steps"},
+                                   {"--epochs 60 --patience 1 --start-decay-at 1 --lr 0.5", "patience"}};
+  for (const std::string task : {"nmt", "vqa", "seqvae"}) {
+    for (const Case& c : cases) {
+      CAPTURE(task);
+      CAPTURE(c.reason);
+      const CliResult r = run_lava("train " + task_flags(task) + " " + c.flags + " --save " + tmp.file(task + c.reason));
+      INFO(r.err);
+      REQUIRE(r.code == 0);
+      const std::vector<std::string> lines = lines_of(r.out);
+      std::string done;
+      for (const std::string& l : lines)
+        if (l.find("\"event\":\"done\"") != std::string::npos) done = l;
+      CHECK(done.find("\"stop\":\"" + c.reason + "\"") != std::string::npos);
+      CHECK(done.find("\"best_epoch\":") != std::string::npos);
+    }
+  }
+}

@@ -127,7 +127,7 @@ int cmd_train_seqvae(int argc, char** argv) {
     j.add("event", "done").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, m.encoder));
     j.add("dec_attn", enum_name(kDecoderAttentionNames, m.dec_attn));
     j.add("kl_anneal", o.kl_anneal).add("free_bits", o.free_bits).add("steps", s.steps).add("epochs", s.epochs);
-    j.add("best_epoch", s.best_epoch).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
+    j.add("best_epoch", s.best_epoch).add("stop", s.stop_reason).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
     add_seqvae_figures(j, v);
     j.add("nan", s.stopped_on_nan);
     std::printf("%s\n", j.str().c_str());

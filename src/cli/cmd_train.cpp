@@ -93,13 +93,14 @@ int cmd_train(int argc, char** argv) {
   if (o.loop.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "done").add("attn", variant_info(o.model.attn).name).add("steps", s.steps).add("epochs", s.epochs);
-    j.add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second).add("valid_ppl", s.best_valid.ppl);
+    j.add("best_epoch", s.best_epoch).add("stop", s.stop_reason).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second).add("valid_ppl", s.best_valid.ppl);
     j.add("valid_elbo", s.best_valid.elbo).add("valid_kl_gap", s.best_valid.kl_gap).add("nan", s.stopped_on_nan);
     std::printf("%s\n", j.str().c_str());
   } else {
-    std::printf("trained %s: %lld steps in %.1f s (%.0f target tokens/s); best valid ppl %.3f, elbo/tok %.4f\n",
-                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.tokens_per_second, s.best_valid.ppl,
-                s.best_valid.elbo);
+    std::printf("trained %s: %lld steps in %.1f s (%.0f target tokens/s), stopped by %s; best valid (epoch %.2f) ppl "
+                "%.3f, elbo/tok %.4f\n",
+                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.tokens_per_second,
+                s.stop_reason.c_str(), s.best_epoch, s.best_valid.ppl, s.best_valid.elbo);
   }
   return s.stopped_on_nan ? 1 : 0;
 }

@@ -120,14 +120,16 @@ int cmd_train_vqa(int argc, char** argv) {
   if (o.loop.format == OutputFormat::json) {
     JsonLine j;
     j.add("event", "done").add("task", "vqa").add("attn", variant_info(o.model.attn).name).add("steps", s.steps);
-    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("seconds", s.seconds);
+    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("stop", s.stop_reason);
+    j.add("seconds", s.seconds);
     j.add("questions_per_s", s.questions_per_second).add("valid_nll", v.nll).add("valid_accuracy", v.accuracy);
     j.add("valid_elbo", v.elbo).add("valid_kl_gap", v.kl_gap).add("nan", s.stopped_on_nan);
     std::printf("%s\n", j.str().c_str());
   } else {
-    std::printf("trained %s: %lld steps in %.1f s (%.0f questions/s); best valid (epoch %d) nll %.4f, accuracy %.4f, "
-                "elbo %.4f\n",
-                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.questions_per_second, s.best_epoch,
+    std::printf("trained %s: %lld steps in %.1f s (%.0f questions/s), stopped by %s; best valid (epoch %d) nll %.4f, "
+                "accuracy %.4f, elbo %.4f\n",
+                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.questions_per_second,
+                s.stop_reason.c_str(), s.best_epoch,
                 v.nll, v.accuracy, v.elbo);
   }
   return s.stopped_on_nan ? 1 : 0;

@@ -55,10 +55,10 @@ class Loop {
   double elapsed() const {
     return seconds_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
   }
-  bool bound_reached() const {
-    return (opt_.max_steps > 0 && st_.step >= opt_.max_steps) ||
-           (opt_.max_minutes > 0 && elapsed() >= 60 * opt_.max_minutes);
-  }
+  bool steps_reached() const { return opt_.max_steps > 0 && st_.step >= opt_.max_steps; }
+  bool minutes_reached() const { return opt_.max_minutes > 0 && elapsed() >= 60 * opt_.max_minutes; }
+  bool bound_reached() const { return steps_reached() || minutes_reached(); }
+  bool out_of_patience() const { return opt_.patience > 0 && st_.stale_epochs >= opt_.patience; }
   bool train_step(const std::vector<int>& batch);  // false: the loss or gradient was not finite (nothing changed)
   ValidationRecord validation(size_t batches);
   void keep_if_better(const ValidationRecord& r);
@@ -211,7 +211,7 @@ LoopSummary Loop::run() {
   };
   // Each pass makes one move from where the run stands (epoch st_.epoch, st_.batch of its batches done): stop,
   // validate a finished epoch, or train on the next batch. A signal is seen after the update it arrived in.
-  while (st_.epoch <= opt_.epochs && !(opt_.patience > 0 && st_.stale_epochs >= opt_.patience)) {
+  while (st_.epoch <= opt_.epochs && !out_of_patience()) {
     if (batches_epoch != st_.epoch) {
       batches = task_.epoch_batches(st_.epoch);
       batches_epoch = st_.epoch;
@@ -223,6 +223,7 @@ LoopSummary Loop::run() {
       stop_here();
       write_state();
       summary_.stop_signal = sig;
+      summary_.stop_reason = "signal";
       break;
     }
     if (st_.batch == int64_t(batches.size())) {
@@ -233,6 +234,7 @@ LoopSummary Loop::run() {
     }
     if (bound_reached()) {
       stop_here();
+      summary_.stop_reason = steps_reached() ? "max-steps" : "max-minutes";
       if (st_.batch > 0 && st_.step > st_.validated_at) stop_inside_epoch(batches.size());
       break;
     }
@@ -242,6 +244,7 @@ LoopSummary Loop::run() {
     if (!train_step(batches[size_t(st_.batch)])) {
       stop_here();
       summary_.stopped_on_nan = true;
+      summary_.stop_reason = "nan";
       break;
     }
     progress->update(st_.batch, task_.progress_text(st_.sums, st_.step, st_.units / std::max(1e-9, elapsed())));
@@ -252,6 +255,7 @@ LoopSummary Loop::run() {
     }
     if (opt_.checkpoint_every > 0 && st_.step % opt_.checkpoint_every == 0) write_state();
   }
+  if (summary_.stop_reason.empty()) summary_.stop_reason = out_of_patience() ? "patience" : "epochs";
   std::vector<ValidationRecord> history = st_.history;
   history.insert(history.end(), summary_.history.begin(), summary_.history.end());
   summary_.history = std::move(history);

@@ -40,6 +40,9 @@ struct LoopSummary {
   int64_t stop_batch = 0, stop_batches = 0;   // batches of it done, of this many
   std::string resume_state;                   // the resume state last written ("" = none)
   std::vector<ValidationRecord> history;      // the trajectory's validations, then a stop's own if any
+  // Why the run stopped: "patience" (--patience epoch ends without a better validation), "epochs" (all --epochs
+  // ran), "max-steps", "max-minutes", "signal" or "nan". A converged run is one that stopped on patience.
+  std::string stop_reason;
 };
 
 // Trains the task (which has read its data and initialised its parameters) from where opt.resume says, or afresh.

@@ -191,6 +191,7 @@ NmtTrainSummary train_nmt(const NmtTrainOptions& opt) {
   out.best_valid = nmt_figures_of(s.kept.figures);
   out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.stop_epoch = s.stop_epoch;
   out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches, out.resume_state = s.resume_state;
+  out.best_epoch = s.kept_position, out.stop_reason = s.stop_reason;
   return out;
 }
 

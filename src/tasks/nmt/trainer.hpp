@@ -27,6 +27,7 @@ struct NmtTrainOptions {
 struct NmtTrainSummary {
   int64_t steps = 0;
   int epochs = 0;
+  double best_epoch = 0;         // where the best-model file's model was made (epoch.fraction)
   double seconds = 0, tokens_per_second = 0;
   NmtEvalFigures best_valid;     // of the model in the best-model file
   bool stopped_on_nan = false;
@@ -34,6 +35,7 @@ struct NmtTrainSummary {
   int stop_epoch = 0;            // where the run stopped: the epoch in progress
   int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
   std::string resume_state;      // the resume state last written ("" = none)
+  std::string stop_reason;       // "patience", "epochs", "max-steps", "max-minutes", "signal" or "nan"
 };
 
 NmtTrainSummary train_nmt(const NmtTrainOptions& opt);

@@ -46,6 +46,7 @@ struct SeqVaeTrainSummary {
   int stop_epoch = 0;            // where the run stopped: the epoch in progress
   int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
   std::string resume_state;     // the resume state last written ("" = none)
+  std::string stop_reason;       // "patience", "epochs", "max-steps", "max-minutes", "signal" or "nan"
   std::vector<SeqVaeEpochRecord> history;
 };
 

@@ -248,6 +248,7 @@ VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
   out.best_valid = vqa_figures_of(s.kept.figures);
   out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
   out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
+  out.stop_reason = s.stop_reason;
   for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r));
   return out;
 }
