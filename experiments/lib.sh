@@ -145,12 +145,16 @@ pin_lava() {
 # Seconds since the script started, as m:ss.
 elapsed() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
 
-# run_lava OUT_FILE ERR_FILE ARGS...: runs `lava ARGS...` with stdout to OUT_FILE and stderr to ERR_FILE; on failure
-# prints the command, the exit code and the end of its stderr, and exits.
+# run_lava OUT_FILE ERR_FILE ARGS...: runs `lava ARGS...` with stdout to OUT_FILE and stderr to ERR_FILE (appended to
+# both with RUN_LAVA_APPEND=1); on failure prints the command, the exit code and the end of its stderr, and exits.
 run_lava() {
   local out=$1 err=$2 rc=0
   shift 2
-  "$LAVA" "$@" >"$out" 2>"$err" || rc=$?
+  if [ "${RUN_LAVA_APPEND:-0}" = 1 ]; then
+    "$LAVA" "$@" >>"$out" 2>>"$err" || rc=$?
+  else
+    "$LAVA" "$@" >"$out" 2>"$err" || rc=$?
+  fi
   if [ "$rc" != 0 ]; then
     {
       echo "$SCRIPT: error: lava failed with exit code $rc:"
@@ -214,14 +218,20 @@ ensure_corpus() {
     die "lava data gettext --out $dir failed"
 }
 
-# quick_corpus_view SRC_DIR VIEW_DIR VALID_LINES: VIEW_DIR gets symlinks to SRC_DIR's train and test files and
-# the first VALID_LINES lines of its valid files, so that validation during a short training run stays short.
+# quick_corpus_view SRC_DIR VIEW_DIR VALID_LINES [TRAIN_LINES]: VIEW_DIR gets symlinks to SRC_DIR's test files, the
+# first VALID_LINES lines of its valid files, so that validation during a short training run stays short, and its
+# train files (symlinks), or their first TRAIN_LINES lines when given (the converged table's training subset).
 quick_corpus_view() {
-  local src dst=$2 n=$3 lang
+  local src dst=$2 n=$3 train_lines=${4:-0} lang
   src=$(cd "$1" && pwd)
   mkdir -p "$dst"
   for lang in de en; do
-    ln -sfn "$src/train.$lang" "$dst/train.$lang"
+    if [ "$train_lines" = 0 ]; then
+      ln -sfn "$src/train.$lang" "$dst/train.$lang"
+    else
+      rm -f "$dst/train.$lang"
+      head -n "$train_lines" "$src/train.$lang" >"$dst/train.$lang.tmp" && mv "$dst/train.$lang.tmp" "$dst/train.$lang"
+    fi
     ln -sfn "$src/test.$lang" "$dst/test.$lang"
     head -n "$n" "$src/valid.$lang" >"$dst/valid.$lang.tmp" && mv "$dst/valid.$lang.tmp" "$dst/valid.$lang"
   done
@@ -241,6 +251,30 @@ full_train_args() {
   echo "--emb-size 512 --hidden-size 768 --attn-size 512 --inf-hidden 512 --layers 2 --batch-size 6 --lr 3e-4" \
     "--epochs 30 --start-decay-at 2 --lr-decay 0.5 --dropout 0.3 --init 0.1 --clip 5 --min-freq 2 --max-len 50"
 }
+# CONVERGED (issue 19): the paper's stopping rules (halve the learning rate at every epoch end from epoch 2 on that
+# does not improve the validation bound, stop after 2 such epoch ends in a row, at most 30 epochs) on a model and
+# corpus small enough that every row of the table converges overnight on 2 cores: a 40,000-pair head of the
+# training set (CONVERGED_TRAIN_PAIRS), pairs up to 20 tokens (26,500 of them: 1,179 updates an epoch at batch 32),
+# vocabulary 4,000 a side, emb 64, hidden 128, attention and inference network 64, dropout 0.2, Adam 3e-3,
+# parameters uniform in ±0.3 (README, "The var-enum question"). Sized by a probe: soft stopped on patience at
+# epoch 17, var-enum was still improving at epoch 14 (README, "Sizing a converged table").
+CONVERGED_TRAIN_PAIRS=40000
+CONVERGED_VALID_PAIRS=1000
+converged_train_args() {
+  echo "--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --layers 1 --batch-size 32 --lr 3e-3" \
+    "--dropout 0.2 --max-vocab 4000 --max-len 20 --epochs 30 --start-decay-at 2 --lr-decay 0.5 --patience 2" \
+    "--init 0.3 --clip 5 --checkpoint-every 500"
+}
+# variant_train_args VARIANT UPDATES_PER_EPOCH: the options a row of the paper's tables adds for its variant: the
+# relaxed (Dirichlet) row first trains the Jensen bound under the prior for two epochs, the authors' warm start
+# (paper-notes §1.5); Gumbel-softmax at τ = 0.1 and RWS with K = 5 samples, as the authors ran them (§1.4).
+variant_train_args() {
+  case $1 in
+    var-dirichlet) echo "--warm-start $((2 * $2))" ;;
+    var-gumbel) echo "--temperature 0.1" ;;
+    var-rws) echo "--samples 5" ;;
+  esac
+}
 
 # with_overrides DEFAULTS_NAME USER_ARGS...: sets the array named DEFAULTS_NAME (pairs "--option value") to the
 # defaults without the options USER_ARGS repeat, followed by USER_ARGS (lava refuses an option given twice).
@@ -256,18 +290,26 @@ with_overrides() {
 
 # train_variant VARIANT CORPUS MODEL LOG_PREFIX MINUTES THREADS SEED REUSE TRAIN_ARGS...: trains one variant with
 # --format json into MODEL; LOG_PREFIX.train.jsonl gets the epoch lines and the "done" line, LOG_PREFIX.train.log
-# the progress. With REUSE=1 an existing MODEL whose log has a "done" line is kept.
+# the progress. With REUSE=1 an existing MODEL whose log has a "done" line is kept, and a run that stopped before
+# its end (a signal, a killed session) continues from MODEL.resume, appending to its logs: the same bits as one
+# uninterrupted run. With REUSE=0 the run starts afresh.
 train_variant() {
   local attn=$1 corpus=$2 model=$3 prefix=$4 minutes=$5 threads=$6 seed=$7 reuse=$8
   shift 8
   if [ "$reuse" = 1 ] && [ -f "$model" ] && [ -n "$(last_line_with "$prefix.train.jsonl" '"event":"done"')" ]; then
     return 0
   fi
-  local extra=()
+  local extra=() append=0
   [ "$minutes" != 0 ] && extra+=(--max-minutes "$minutes")
   [ -n "$threads" ] && extra+=(--threads "$threads")
-  run_lava "$prefix.train.jsonl" "$prefix.train.log" train --task nmt --data "$corpus" --attn "$attn" \
-    --save "$model" --seed "$seed" --format json "${extra[@]}" "$@"
+  if [ "$reuse" = 1 ] && [ -f "$model.resume" ]; then
+    extra+=(--resume "$model.resume") append=1
+    log "--attn $attn seed $seed: continuing from $model.resume"
+  else
+    rm -f "$model" "$model.resume" "$prefix.train.jsonl" "$prefix.train.log"
+  fi
+  RUN_LAVA_APPEND=$append run_lava "$prefix.train.jsonl" "$prefix.train.log" train --task nmt --data "$corpus" \
+    --attn "$attn" --save "$model" --seed "$seed" --format json "${extra[@]}" "$@"
   [ -f "$model" ] || die "lava train --attn $attn exited 0 but wrote no model $model"
   local done_line
   done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
