@@ -22,6 +22,7 @@ int cmd_translate(int argc, char** argv);
 int cmd_align(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_report(int argc, char** argv);
+int cmd_plot(int argc, char** argv);
 int cmd_crosscheck_dump(int argc, char** argv);
 
 // The beam-search options shared by `translate` and `eval --bleu` (cmd_translate.cpp): --beam --alpha --eos-norm
@@ -40,6 +41,7 @@ inline constexpr Command kCommands[] = {
     {"align", "word alignments (Pharaoh) from the prior/posterior/q argmax; AER against gold", cmd_align},
     {"sweep", "grids of training runs: plan, run (GNU parallel), slurm (job array), exec (one run)", cmd_sweep},
     {"report", "merge a sweep's runs into one table: mean ± sd over seeds per grid point", cmd_report},
+    {"plot", "an SVG line plot of JSON-lines files, a series per file: learning curves, PPL against K", cmd_plot},
     {"crosscheck-dump", "a small model's init, batches, noise, gradients and training for tools/torch_reference.py",
      cmd_crosscheck_dump},
 };

@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/json_lines.hpp"
 
 namespace lava {
 
@@ -62,23 +63,8 @@ namespace {
 // metrics.jsonl: the last "done" line, and the last epoch line with "best": true before it.
 void read_summary(const std::string& path, RunRecord& r) {
   if (!fs::exists(path)) return;
-  const std::string text = read_file(path);
   std::optional<JsonValue> best_epoch, done;
-  size_t start = 0;
-  for (long line = 1; start < text.size(); ++line) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view one(text.data() + start, end - start);
-    start = end + 1;
-    if (one.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    JsonValue j;
-    try {
-      j = parse_json(one, path);
-    } catch (const InputError& e) {  // parse_json counts lines within the one line: put the file's line in
-      const std::string msg = e.what(), prefix = path + ":1: ";
-      throw input_error(path, line, msg.starts_with(prefix) ? msg.substr(prefix.size()) : msg);
-    }
-    if (!j.is_object()) throw input_error(path, line, "expected one JSON object per line");
+  for (const JsonValue& j : read_json_lines(path)) {
     const JsonValue* event = j.find("event");
     if (!event || !event->is_string()) continue;
     if (event->str() == "epoch") {

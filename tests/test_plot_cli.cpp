@@ -1,0 +1,51 @@
+// lava plot: a series per JSON-lines file from the rows that meet --where, the names in the legend; bad input is one
+// line naming the file (and line) with exit 1, a usage error exit 2.
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
+
+TEST_CASE("lava plot: one series per file, only the rows that meet --where, a gap for a missing value") {
+  TempDir tmp("plot");
+  const std::string a = tmp.file("soft.train.jsonl"), b = tmp.file("b.jsonl"), svg = tmp.file("c.svg");
+  write_text(a,
+             "{\"event\":\"epoch\",\"epoch\":1,\"valid_ppl\":30}\n\n"
+             "{\"event\":\"epoch\",\"epoch\":2,\"valid_ppl\":20}\n"
+             "{\"event\":\"done\",\"epoch\":9,\"valid_ppl\":1}\n");
+  write_text(b, "{\"event\":\"epoch\",\"epoch\":1,\"valid_ppl\":25}\n{\"event\":\"epoch\",\"epoch\":2}\n");
+  const CliResult r = run_lava("plot --out " + svg + " --y valid_ppl --where event=epoch --title curves " + a +
+                               " var-enum=" + b);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("<svg") != std::string::npos);
+  CHECK(text.find(">soft.train<") != std::string::npos);  // the file's name without .jsonl
+  CHECK(text.find(">var-enum<") != std::string::npos);
+  CHECK(text.find(">curves<") != std::string::npos);
+  // The done line's point (epoch 9) is filtered out, so the x axis ends at 2: no tick labelled 9.
+  CHECK(std::regex_search(text, std::regex(">2(\\.0)?<")));
+  CHECK(!std::regex_search(text, std::regex(">9(\\.0)?<")));
+}
+
+TEST_CASE("lava plot: bad files and options") {
+  TempDir tmp("plot_bad");
+  const std::string good = tmp.file("g.jsonl"), bad = tmp.file("bad.jsonl"), svg = tmp.file("p.svg");
+  write_text(good, "{\"epoch\":1,\"ppl\":3}\n");
+  write_text(bad, "{\"epoch\":1,\"ppl\":3}\n[1, 2]\n");
+  CliResult r = run_lava("plot --out " + svg + " --y ppl " + bad);
+  CHECK(r.code == 1);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find(bad + ":2: expected one JSON object per line") != std::string::npos);
+  r = run_lava("plot --out " + svg + " --y ppl " + tmp.file("missing.jsonl"));
+  CHECK(r.code == 1);
+  CHECK(r.err.find("missing.jsonl") != std::string::npos);
+  r = run_lava("plot --out " + svg + " --y nll " + good);  // no point anywhere: an error, not an empty picture
+  CHECK(r.code == 1);
+  CHECK(r.err.find("no row of any file has numbers under --x epoch and --y nll") != std::string::npos);
+  CHECK(run_lava("plot --y ppl " + good).code == 2);
+  CHECK(run_lava("plot --out " + svg + " " + good).code == 2);
+  CHECK(run_lava("plot --out " + svg + " --y ppl").code == 2);
+  CHECK(run_lava("plot --out " + svg + " --y ppl --where epoch " + good).code == 2);
+}
