@@ -146,10 +146,12 @@ pin_lava() {
 elapsed() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
 
 # run_lava OUT_FILE ERR_FILE ARGS...: runs `lava ARGS...` with stdout to OUT_FILE and stderr to ERR_FILE (appended to
-# both with RUN_LAVA_APPEND=1); on failure prints the command, the exit code and the end of its stderr, and exits.
+# both with RUN_LAVA_APPEND=1) and appends the command line to COMMANDS_LOG when set; on failure prints the command, the exit code and the end of its stderr, and exits.
 run_lava() {
   local out=$1 err=$2 rc=0
   shift 2
+  # COMMANDS_LOG: every command line run, as a shell would read it back (experiments/paper-tables.sh's commands.txt).
+  [ -z "${COMMANDS_LOG:-}" ] || { printf '%q ' "$LAVA" "$@"; printf '\n'; } >>"$COMMANDS_LOG"
   if [ "${RUN_LAVA_APPEND:-0}" = 1 ]; then
     "$LAVA" "$@" >>"$out" 2>>"$err" || rc=$?
   else

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -28,8 +29,8 @@ CliResult run_bash(const std::string& script) {
   return r;
 }
 
-const std::vector<std::string> kScripts = {"demo-nmt", "nmt-table1", "nmt-length", "vqa-table1",
-                                           "families", "seqvae-collapse", "synth-aer"};
+const std::vector<std::string> kScripts = {"demo-nmt", "nmt-table1", "nmt-length",      "vqa-table1",
+                                           "families", "seqvae-collapse", "synth-aer", "paper-tables"};
 
 // lib.sh sourced as a script would: SCRIPT names the messages.
 const std::string kLib = "set -euo pipefail\nSCRIPT=t\nsource experiments/lib.sh\n";
@@ -100,4 +101,41 @@ TEST_CASE("the job pool runs at most JOBS at a time and reports a failed job") {
   auto failed = run_bash(kLib + "JOBS=2\nfor i in 0 1 0; do pool_run sh -c \"exit $i\"; done\n"
                                 "if pool_wait; then echo all-ok; else echo a-job-failed; fi\n");
   CHECK(failed.out == "a-job-failed\n");
+}
+
+TEST_CASE("train_variant reuses a finished run and continues a stopped one to the uninterrupted run's bytes") {
+  TempDir tmp("exp_resume");
+  const std::string synth = tmp.file("synth"), lib = "set -euo pipefail\nSCRIPT=t\nLAVA=" + lava_bin() +
+                                                        "\nsource experiments/lib.sh\n";
+  REQUIRE(run_lava("data synth --out " + synth + " --train 48 --valid 8 --test 4 --min-len 3 --max-len 6 --vocab 20 -q")
+              .code == 0);
+  const std::string flags = " --emb-size 6 --hidden-size 8 --attn-size 5 --inf-hidden 6 --dropout 0.2 --batch-size 8"
+                            " --epochs 3";
+  auto train = [&](const std::string& name, const std::string& reuse, const std::string& more) {
+    return run_bash(lib + "train_variant var-sample " + synth + " " + tmp.file(name) + " " + tmp.file(name) +
+                    " 0 1 7 " + reuse + flags + more + "\n");
+  };
+  // One uninterrupted run of 3 epochs (18 updates).
+  REQUIRE(train("whole", "0", "").code == 0);
+  // A run stopped after 4 updates: the state a signal leaves (a resume state, no "done" line in the log).
+  REQUIRE(train("part", "0", " --max-steps 4").code == 0);
+  REQUIRE(run_bash("sed -i '/\"event\":\"done\"/d' " + tmp.file("part") + ".train.jsonl\n").code == 0);
+  const CliResult resumed = train("part", "1", "");
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  CHECK(resumed.err.find("continuing from") != std::string::npos);
+  CHECK(slurp(tmp.file("part")) == slurp(tmp.file("whole")));
+  // The log kept the first session's lines and got the rest appended: the epoch lines of both, one done line.
+  const std::string log = slurp(tmp.file("part") + ".train.jsonl");
+  CHECK(log.find("\"steps\":4") != std::string::npos);
+  CHECK(log.find("\"event\":\"done\"") != std::string::npos);
+  // Finished: reused without running lava (a lava that cannot run proves it).
+  const CliResult reused = run_bash("set -euo pipefail\nSCRIPT=t\nLAVA=/nonexistent\nsource experiments/lib.sh\n"
+                                    "train_variant var-sample " + synth + " " + tmp.file("part") + " " +
+                                    tmp.file("part") + " 0 1 7 1" + flags + "\n");
+  CHECK(reused.code == 0);
+  // REUSE=0 starts afresh: the same bytes again, and a log of one session.
+  REQUIRE(train("part", "0", "").code == 0);
+  CHECK(slurp(tmp.file("part")) == slurp(tmp.file("whole")));
+  CHECK(slurp(tmp.file("part") + ".train.jsonl").find("\"steps\":4,") == std::string::npos);
 }

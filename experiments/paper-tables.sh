@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# The paper's Tables 1, 2 and 3 (Deng et al. 2018) in one command: the converged translation and VQA tables
+# (experiments/nmt-table1.sh and experiments/vqa-table1.sh), exact against K-max attention from the same models
+# (Table 2, with PPL against K = 1..10 as a picture), the inference alternatives and the prior entropies (Table 3),
+# and one learning-curve picture per task. Everything lands in OUT (default runs/paper-tables): tables.md,
+# tables.jsonl, commands.txt, the models, logs and pictures. Resumable: run it again, today or another day, and
+# finished runs and evaluations are reused, stopped runs continue from their resume state.
+set -euo pipefail
+SCRIPT=paper-tables
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Table 2's rows: the enumerated and sampled categorical models, whose prior K-max can truncate.
+KMAX_VARIANTS="marginal hard-enum hard-sample var-enum var-sample"
+KMAX_K=5
+# Table 3 (left): the inference alternatives for variational attention, with var-enum for reference.
+INFERENCE_VARIANTS="var-enum var-sample var-rws var-gumbel"
+# Table 3 (right): prior entropies.
+ENTROPY_VARIANTS="soft marginal hard-enum hard-sample var-dirichlet var-enum var-sample"
+
+usage() {
+  cat <<EOF
+usage: experiments/paper-tables.sh [--quick] [--out DIR] [--jobs N] [--threads N] [--tables-only] [--no-vqa]
+
+Runs experiments/nmt-table1.sh and experiments/vqa-table1.sh in their converged (default) modes into OUT/nmt and
+OUT/vqa, then evaluates Table 2 (exact and K-max with K = $KMAX_K: PPL and BLEU, beam 10, whole test set, for
+$KMAX_VARIANTS; and PPL for K = 1..10 as OUT/kmax.svg) and Table 3 (the inference alternatives $INFERENCE_VARIANTS;
+the prior entropy of every row for both tasks), and draws the learning curves of every row (OUT/nmt-curves.svg,
+OUT/vqa-curves.svg). OUT/tables.md has every table, OUT/tables.jsonl one JSON line per run and evaluation,
+OUT/commands.txt every lava command line run. About 8 hours on 2 idle cores; everything is reused on a rerun.
+
+  --quick        a smoke test of every step in a few minutes (200 updates a run, 100 test sentences, beam 2):
+                 nothing in it is converged
+  --out DIR      output folder (default runs/paper-tables; runs/paper-tables-quick with --quick)
+  --jobs N       runs at a time (default 2)
+  --threads N    OpenMP threads per run (default 1; results do not depend on it)
+  --seed S       refused: the seeds are the tables' own (3 for soft, marginal and var-enum, 1 for the rest)
+  --tables-only  train and evaluate nothing: the tables and pictures from what is finished (missing figures "–")
+  --no-vqa       the translation tables only
+EOF
+}
+
+SCRIPT_OPTIONS="tables-only no-vqa"
+parse_args "$@"
+((${#EXTRA_ARGS[@]} == 0)) || usage_error "this script takes no extra lava train options"
+[ -z "$SEEDS" ] || usage_error "the seeds are the tables' own (nmt-table1.sh and vqa-table1.sh); no --seed here"
+JOBS=${JOBS:-2} THREADS=${THREADS:-1} tables_only=${OPT_tables_only:-0}
+HERE=$REPO/experiments
+if ((QUICK)); then
+  out=${OUT:-$REPO/runs/paper-tables-quick}
+  nmt_mode=(--quick --steps 200 --limit 100 --beam 2 --reuse --seed 1 --variants "soft marginal hard-enum hard-sample
+    var-dirichlet var-enum var-sample var-gumbel var-rws")
+  limit=100 beam=2
+else
+  out=${OUT:-$REPO/runs/paper-tables}
+  nmt_mode=()
+  limit=0 beam=10
+fi
+mkdir -p "$out"
+pin_lava "$out"
+export LAVA COMMANDS_LOG=$out/commands.txt
+table_only=()
+((tables_only)) && table_only=(--table-only)
+
+# ---- Table 1 (and the runs of Table 3) ----
+log "translation: nmt-table1.sh into $out/nmt"
+"$HERE/nmt-table1.sh" --out "$out/nmt" --jobs "$JOBS" --threads "$THREADS" "${nmt_mode[@]}" "${table_only[@]}" \
+  >"$out/nmt.table.log" 2>"$out/nmt.log" || die "nmt-table1.sh failed (see $out/nmt.log)"
+nmt=$out/nmt
+corpus=$nmt/corpus
+# seeds_of VARIANT: the seeds nmt-table1.sh trained it from (from its settings, so that this script never guesses).
+seeds_of() { sed -n "s/^  --attn $1: seeds \([0-9 ]*\).*/\1/p" "$nmt/settings.txt"; }
+
+# ---- Table 2: exact against K-max, from the same models ----
+# kmax_eval MODEL PREFIX K BLEU: lava eval --kmax K of MODEL on the test split into PREFIX.kK.jsonl (with BLEU, beam
+# $beam, when BLEU=1); kept when newer than the model.
+kmax_eval() {
+  local model=$1 file=$2.k$3$([ "$4" = 1 ] && echo .bleu).jsonl bleu=()
+  [ -f "$model" ] || return 0
+  [ "$file" -nt "$model" ] && [ -n "$(eval_row "$file")" ] && return 0
+  [ "$4" = 1 ] && bleu=(--bleu --beam "$beam")
+  run_lava "$file" "${file%.jsonl}.log" eval --model "$model" --data "$corpus" --split test --limit "$limit" \
+    --kmax "$3" --threads "$THREADS" --format json "${bleu[@]}"
+}
+if ((!tables_only)); then
+  log "Table 2: K-max evaluations"
+  for attn in $KMAX_VARIANTS; do
+    for seed in $(seeds_of "$attn"); do
+      prefix=$nmt/logs/$attn-s$seed model=$nmt/models/$attn-s$seed.safetensors
+      pool_run kmax_eval "$model" "$prefix" "$KMAX_K" 1
+      if [ "$seed" = "$(seeds_of "$attn" | cut -d' ' -f1)" ]; then
+        for k in 1 2 3 4 6 7 8 9 10; do pool_run kmax_eval "$model" "$prefix" "$k" 0; done
+      fi
+    done
+  done
+  pool_wait || die "a K-max evaluation failed (see the messages above)"
+fi
+
+# figures ATTN KEY FILE_SUFFIX: KEY of every seed's row in logs/ATTN-sSEED.FILE_SUFFIX, one per line.
+figures() {
+  local seed
+  for seed in $(seeds_of "$1"); do
+    json_get "$(eval_row "$nmt/logs/$1-s$seed.$3")" "$2"
+    echo
+  done
+}
+# cell ATTN KEY FORMAT FILE_SUFFIX: mean ± sd over the seeds.
+cell() {
+  local values
+  mapfile -t values < <(figures "$1" "$2" "$4")
+  mean_sd "$3" "${values[@]}"
+}
+n_seeds() { wc -w <<<"$(seeds_of "$1")"; }
+
+# ---- The pictures ----
+curve_args=()
+for attn in $(sed -n 's/^  --attn \([a-z-]*\):.*/\1/p' "$nmt/settings.txt"); do
+  first=$(seeds_of "$attn" | cut -d' ' -f1)
+  f=$nmt/logs/$attn-s$first.train.jsonl
+  [ -s "$f" ] && curve_args+=("$attn=$f")
+done
+if ((${#curve_args[@]})); then
+  "$LAVA" plot --out "$out/nmt-curves.svg" --y valid_ppl --where event=epoch --x-label epoch \
+    --y-label "validation PPL (exact; var-dirichlet: sampled)" \
+    --title "Translation: validation PPL per epoch, every row (seed 1)" "${curve_args[@]}" 2>>"$out/nmt.log" ||
+    log "warning: no learning curves yet"
+fi
+kmax_args=()
+for attn in $KMAX_VARIANTS; do
+  first=$(seeds_of "$attn" | cut -d' ' -f1)
+  rows=$out/kmax-$attn.jsonl
+  for k in 1 2 3 4 5 6 7 8 9 10; do
+    suffix=k$k.jsonl
+    [ "$k" = "$KMAX_K" ] && suffix=k$k.bleu.jsonl
+    eval_row "$nmt/logs/$attn-s$first.$suffix"
+  done >"$rows"
+  [ -s "$rows" ] && kmax_args+=("$attn=$rows")
+done
+if ((${#kmax_args[@]})); then
+  "$LAVA" plot --out "$out/kmax.svg" --x kmax --y ppl --x-label "K (K-max attention under the prior)" \
+    --y-label "test PPL" --title "Translation: test PPL against K (seed 1), the paper's Table 2 right" \
+    "${kmax_args[@]}" 2>>"$out/nmt.log" || log "warning: no K-max evaluations yet"
+fi
+
+# ---- The tables ----
+{
+  echo "# The paper's tables, reproduced"
+  echo
+  echo "Made by \`experiments/paper-tables.sh$( ((QUICK)) && echo " --quick")\` on $(date -u '+%Y-%m-%d') ($(uname -m)," \
+    "$(nproc) cores). Every lava command run is in commands.txt; each task's settings in nmt/settings.txt and"\
+    "vqa/settings.txt."
+  echo
+  echo "## Table 1: translation (gettext German-English)"
+  echo
+  cat "$nmt/table.md"
+  echo
+  echo "## Table 2: exact against K-max attention (K = $KMAX_K), the same models"
+  echo
+  echo "| Model | E | \`--attn\` | PPL exact | PPL K-max | paper exact / K-max | BLEU exact | BLEU K-max |" \
+    "paper exact / K-max | seeds |"
+  echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"
+  for attn in $KMAX_VARIANTS; do
+    row=$(paper_row "$attn")
+    echo "| ${row%% | *} | ${row##* | } | \`$attn\` | $(cell "$attn" ppl %.2f eval.jsonl) |" \
+      "$(cell "$attn" ppl %.2f "k$KMAX_K.bleu.jsonl") |" \
+      "$(paper_figure nmt "$attn" ppl) / $(paper_figure nmt "$attn" ppl_kmax) |" \
+      "$(cell "$attn" bleu %.2f eval.jsonl) | $(cell "$attn" bleu %.2f "k$KMAX_K.bleu.jsonl") |" \
+      "$(paper_figure nmt "$attn" bleu) / $(paper_figure nmt "$attn" bleu_kmax) | $(n_seeds "$attn") |"
+  done
+  echo
+  echo "K-max keeps the prior's K largest positions and renormalises (paper-notes §1.7); BLEU is beam $beam on" \
+    "$([ "$limit" = 0 ] && echo "the whole test set" || echo "the first $limit test sentences"). PPL against K" \
+    "= 1..10 (seed 1): kmax.svg."
+  echo
+  echo "## Table 3: inference alternatives and prior entropy"
+  echo
+  echo "| Model | \`--attn\` | PPL | paper PPL | BLEU | paper BLEU | KL(q‖p) | seeds |"
+  echo "|---|---|--:|--:|--:|--:|--:|--:|"
+  for attn in $INFERENCE_VARIANTS; do
+    row=$(paper_row "$attn")
+    echo "| ${row%% | *} | \`$attn\` | $(cell "$attn" ppl %.2f eval.jsonl) | $(paper_figure nmt "$attn" ppl) |" \
+      "$(cell "$attn" bleu %.2f eval.jsonl) | $(paper_figure nmt "$attn" bleu) | $(cell "$attn" kl %.3f eval.jsonl) |" \
+      "$(n_seeds "$attn") |"
+  done
+  echo
+  echo "var-rws draws K = 5 samples from q, var-gumbel relaxes at τ = 0.1 (paper-notes §1.4)."
+  echo
+  echo "| Model | \`--attn\` | translation: prior entropy | paper |"
+  echo "|---|---|--:|--:|"
+  for attn in $ENTROPY_VARIANTS; do
+    row=$(paper_row "$attn")
+    echo "| ${row%% | *} | \`$attn\` | $(cell "$attn" entropy %.2f eval.jsonl) | $(paper_figure nmt "$attn" entropy) |"
+  done
+  echo
+  echo "Prior entropy: the mean entropy of p(z | x, y<j) over test target tokens, in nats."
+} >"$out/tables.md"
+
+# One JSON line per run (Table 1's rows) and per K-max evaluation.
+{
+  cat "$nmt/table.jsonl"
+  for f in "$nmt"/logs/*.k*.jsonl; do
+    [ -f "$f" ] || continue
+    base=$(basename "$f")
+    row=$(eval_row "$f")
+    [ -n "$row" ] && printf '{"task":"nmt","table":2,"model":"%s",%s\n' "${base%%.k*}" "${row#\{}"
+  done
+} >"$out/tables.jsonl"
+cat "$out/tables.md"
+log "done in $(elapsed); tables in $out/tables.md"
