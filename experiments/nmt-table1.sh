@@ -158,11 +158,14 @@ run_one() {
     "eval $(fmt_duration $((SECONDS - t1))): ppl $(fmt_num "$(json_get "$row" ppl)" %.2f)" \
     "bleu $(fmt_num "$(json_get "$row" bleu)" %.2f)  [elapsed $(elapsed)]"
 }
-# Seed-major: every row gets its first seed before any row gets its second, so a table stopped half way is whole.
+# Seed-major: every row gets its first seed before any row gets its second, so a table stopped half way is whole;
+# within a seed the rows the paper's claims rest on go first.
 all_seeds=$(for attn in $variants; do seeds_of "$attn"; done | tr ' ' '\n' | awk 'NF && !seen[$1]++')
 [ "${OPT_table_only:-0}" = 1 ] && all_seeds=""
+run_order=$(for attn in $variants; do [[ " $MAIN_VARIANTS " == *" $attn "* ]] && echo "$attn"; done
+  for attn in $variants; do [[ " $MAIN_VARIANTS " == *" $attn "* ]] || echo "$attn"; done)
 for seed in $all_seeds; do
-  for attn in $variants; do
+  for attn in $run_order; do
     [[ " $(seeds_of "$attn") " == *" $seed "* ]] && pool_run run_one "$attn" "$seed"
   done
 done
