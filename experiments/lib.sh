@@ -187,17 +187,18 @@ eval_row() { grep -v '"event"' "$1" 2>/dev/null | tail -n 1 || true; }
 fmt_num() {
   case "$1" in
     "" | null | nan | NaN | -nan) printf '–' ;;
-    *) awk -v v="$1" -v f="$2" 'BEGIN { printf f, v }' ;;
+    *) awk -v v="$1" -v f="$2" 'BEGIN { s = sprintf(f, v); if (s ~ /^-[0.]*$/) s = substr(s, 2); printf "%s", s }' ;;
   esac
 }
 
 # mean_sd PRINTF_FORMAT VALUES...: "mean ± sd" (sample standard deviation) of the numeric VALUES, the mean alone for
-# one value, "–" for none; missing, null and NaN values are left out.
+# one value, "–" for none; missing, null and NaN values are left out. A mean that rounds to zero prints without a
+# sign (marginal's KL(q‖p) is −1e−17 at q = p, not "-0.000"); so does fmt_num.
 mean_sd() {
   local f=$1
   shift
   printf '%s\n' "$@" | awk -v f="$f" '$1 != "" && $1 != "null" && tolower($1) !~ /nan/ { x[n++] = $1; t += $1 }
-    END { if (!n) { printf "–"; exit } m = t / n; printf f, m
+    END { if (!n) { printf "–"; exit } m = t / n; s = sprintf(f, m); if (s ~ /^-[0.]*$/) s = substr(s, 2); printf "%s", s
           if (n > 1) { for (i = 0; i < n; i++) v += (x[i] - m) ^ 2; printf " ± " f, sqrt(v / (n - 1)) } }'
 }
 
