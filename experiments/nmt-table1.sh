@@ -28,9 +28,9 @@ OUT (default runs/nmt-table1-MODE).
 
   (default)      converged: every run trains until the validation bound stops improving (learning rate halved at
                  each epoch end from epoch 2 on without a better bound, stop after 2 in a row, at most 30 epochs),
-                 on the first $CONVERGED_TRAIN_PAIRS training pairs up to 20 tokens, vocabulary 4000, emb 64, hidden 128,
+                 on every ${CONVERGED_TRAIN_EVERY}th training pair up to 20 tokens, vocabulary 4000, emb 64, hidden 128,
                  attention and inference network 64, batch 32, lr 3e-3, dropout 0.2, init ±0.3; validation on the
-                 first $CONVERGED_VALID_PAIRS valid pairs; test on the whole test set with beam 10. Seeds 1-3 for
+                 whole valid split; test on the whole test set with beam 10. Seeds 1-3 for
                  $MAIN_VARIANTS, seed 1 for the rest. Budgets are epochs and patience, never minutes,
                  so the table does not depend on the machine's load. Resumable: always --reuse
   --quick        a smoke test of about 15 minutes on 2 idle cores: emb 64, hidden 128, vocabulary 4000, pairs up to
@@ -107,7 +107,7 @@ pin_lava "$out"
 corpus=$data
 case $mode in
   quick) corpus=$out/corpus; quick_corpus_view "$data" "$corpus" 500 ;;
-  converged) corpus=$out/corpus; quick_corpus_view "$data" "$corpus" "$CONVERGED_VALID_PAIRS" "$CONVERGED_TRAIN_PAIRS" ;;
+  converged) corpus=$out/corpus; quick_corpus_view "$data" "$corpus" "$CONVERGED_VALID_PAIRS" "$CONVERGED_TRAIN_EVERY" ;;
 esac
 # --steps: a step budget instead of a time budget, so that the models (and the table) do not depend on the load.
 if [ -n "$steps" ]; then
