@@ -156,7 +156,7 @@ done_values() {
   done
 }
 cell() { local f=$1; shift; mapfile -t vs < <(values "$@"); mean_sd "$f" "${vs[@]}"; }
-stops() { done_values "$1" "$2" stop | grep -v '^$' | sort | uniq -c | awk '{ printf "%s%s ×%d", NR > 1 ? ", " : "", $2, $1 }'; }
+stops() { done_values "$1" "$2" stop | grep -v '^$' | sort | uniq -c | awk '{ printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1 }'; }
 seeds_ok() {
   local seed ok=0 all=0
   for seed in $(seeds_of "$2"); do
