@@ -137,13 +137,21 @@ done
 pool_wait || die "a run failed (see the messages above)"
 
 # ---- The tables, from the files ----
+# field LINE KEY: json_get without its four processes (the tables read thousands of values): the value of KEY in a
+# flat JSON line, strings unquoted.
+field() {
+  local v=""
+  [[ $1 =~ \"$2\":([^,\}]*) ]] && v=${BASH_REMATCH[1]}
+  v=${v#\"}
+  printf '%s' "${v%\"}"
+}
 # values MIX VARIANT WHICH KEY [SCALE]: one value per seed of KEY (times SCALE) in the eval row WHICH: "all" (the
 # totals), "single_region" (the subset row) or a question type.
 values() {
   local seed f
   for seed in $(seeds_of "$2"); do
     f=$root/$1/logs/$2-s$seed.eval.jsonl
-    json_get "$(vqa_eval_row "$f" "$3")" "$4" | awk -v s="${5:-1}" '/^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { printf "%.10g", s * $1 }'
+    field "$(vqa_eval_row "$f" "$3")" "$4" | awk -v s="${5:-1}" '/^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { printf "%.10g", s * $1 }'
     echo
   done
 }
@@ -151,7 +159,7 @@ values() {
 done_values() {
   local seed
   for seed in $(seeds_of "$2"); do
-    json_get "$(finished_done_line "$root/$1/logs/$2-s$seed.train.jsonl")" "$3"
+    field "$(finished_done_line "$root/$1/logs/$2-s$seed.train.jsonl")" "$3"
     echo
   done
 }
