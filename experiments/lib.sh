@@ -340,3 +340,21 @@ eval_variant() {
     --limit "$limit" --bleu --beam "$beam" --format json "${extra[@]}" "$@"
   [ -n "$(eval_row "$prefix.eval.jsonl")" ] || die "lava eval printed no result row (see $prefix.eval.jsonl)"
 }
+
+# finished_done_line FILE: the last "done" line of a training log if the run finished (stop: patience, epochs,
+# max-steps or nan), else nothing; a run stopped by a signal or --max-minutes continues from MODEL.resume.
+finished_done_line() {
+  local line
+  line=$(last_line_with "$1" '"event":"done"')
+  case $(json_get "$line" stop) in patience | epochs | max-steps | nan) printf '%s' "$line" ;; esac
+}
+
+# vqa_eval_row FILE WHICH: a row of `lava eval --task vqa --format json`: WHICH = all (the totals), single_region
+# (the subset row) or a question type (its "qtype" row).
+vqa_eval_row() {
+  case $2 in
+    all) eval_row "$1" ;;
+    single_region) last_line_with "$1" '"event":"subset"' ;;
+    *) grep -F '"event":"qtype"' "$1" 2>/dev/null | grep -F "\"qtype\":\"$2\"" | tail -n 1 || true ;;
+  esac
+}

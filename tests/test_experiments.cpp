@@ -4,8 +4,10 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_runner.hpp"
@@ -139,4 +141,48 @@ TEST_CASE("train_variant reuses a finished run and continues a stopped one to th
   REQUIRE(train("part", "0", "").code == 0);
   CHECK(slurp(tmp.file("part")) == slurp(tmp.file("whole")));
   CHECK(slurp(tmp.file("part") + ".train.jsonl").find("\"steps\":4,") == std::string::npos);
+}
+
+TEST_CASE("vqa-table1's own options: --paper, --mix and --variants; a bad one is one line and exit 2") {
+  const std::string script = "experiments/vqa-table1.sh";
+  auto help = run_bash(script + " --help");
+  for (const char* opt : {"--paper", "--mix", "--variants", "--patience 3", "vqa2"}) {
+    CAPTURE(opt);
+    CHECK(help.out.find(opt) != std::string::npos);
+  }
+  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"--quick --paper", "--quick and --paper"},
+           {"--mix vqa3", "'vqa3'"},
+           {"--mix", "--mix needs a value"},
+           {"--mix ' '", "--mix needs at least one mix"},
+           {"--variants 'soft nope'", "'nope'"},
+           {"--paper extra", "'extra'"}}) {
+    CAPTURE(args);
+    auto r = run_bash(script + " " + args);
+    CHECK(r.code == 2);
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find(needle) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("finished_done_line keeps a finished run's done line only; vqa_eval_row picks the eval rows") {
+  const std::string log = temp_path("train.jsonl");
+  write_text(log, "{\"event\":\"epoch\",\"epoch\":1}\n{\"event\":\"stopped\",\"signal\":\"SIGTERM\"}\n");
+  auto stopped = run_bash(kLib + "finished_done_line '" + log + "'; echo .\n");
+  CHECK(stopped.out == ".\n");
+  write_text(log, "{\"event\":\"done\",\"stop\":\"max-minutes\",\"epochs\":2}\n");
+  CHECK(run_bash(kLib + "finished_done_line '" + log + "'; echo .\n").out == ".\n");
+  write_text(log, "{\"event\":\"done\",\"stop\":\"signal\"}\n{\"event\":\"epoch\",\"epoch\":3}\n"
+                  "{\"event\":\"done\",\"stop\":\"patience\",\"epochs\":7,\"best_epoch\":4}\n");
+  auto done = run_bash(kLib + "l=$(finished_done_line '" + log + "'); json_get \"$l\" epochs; echo\n");
+  CHECK(done.out == "7\n");
+  write_text(log, "{\"event\":\"qtype\",\"subset\":\"single_region\",\"qtype\":\"where\",\"nll\":0.5}\n"
+                  "{\"event\":\"qtype\",\"subset\":\"multi_region\",\"qtype\":\"how_many\",\"nll\":1.5}\n"
+                  "{\"event\":\"subset\",\"subset\":\"single_region\",\"qtype\":\"where\",\"nll\":0.5}\n"
+                  "{\"attn\":\"soft\",\"nll\":0.75}\n");
+  auto rows = run_bash(kLib + "for w in all single_region how_many where what_at; do"
+                              " json_get \"$(vqa_eval_row '" + log + "' $w)\" nll; echo; done\n");
+  CHECK(rows.out == "0.75\n0.5\n1.5\n0.5\n\n");
+  std::remove(log.c_str());
 }

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -17,6 +18,7 @@
 #include "data/scenes.hpp"
 #include "data/vocab.hpp"
 #include "check_input_error.hpp"
+#include "cli_runner.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
@@ -111,6 +113,14 @@ void check_against_grid(const VqaQuestion& q, const Scene& s) {
     CHECK(w[2] == (fashion_class_name(c)[0] == 'a' ? "an" : "a"));
     answer = cells_of[c].empty() ? "no" : "yes";
     regions = cells_of[c];
+  } else if (q.qtype == "is_at") {  // is there a/an <class> at the <position> ?
+    size_t at = size_t(std::find(w.begin() + 3, w.end(), "at") - w.begin());
+    REQUIRE(at + 2 < w.size());
+    CHECK(w[at + 1] == "the");
+    int c = class_of(text_of(w, 3, at), false), r = position_of(text_of(w, at + 2, w.size() - 1));
+    CHECK(w[2] == (fashion_class_name(c)[0] == 'a' ? "an" : "a"));
+    answer = s.label[size_t(r)] == c ? "yes" : "no";
+    regions = {r};
   } else {
     FAIL("unknown qtype " << q.qtype);
   }
@@ -232,6 +242,56 @@ TEST_CASE("scenes: every answer and annotated region follows from the grid; yes/
   CHECK(yes_share < 0.54);
 }
 
+TEST_CASE("scenes: --mix vqa2 gives VQA 2.0's answer types (38/12/50 %), balanced yes/no, is_at one region") {
+  auto pools = synthetic_pools(20);
+  std::vector<Scene> scenes = compose_scenes(pools, 2000, 3, "train");
+  const std::vector<VqaQuestion> qs = ask_scene_questions(scenes, 5, 3, "train", QuestionMix::vqa2);
+  CHECK(qs.size() == 5 * scenes.size());
+  std::map<std::string, int> per_type, yes;
+  std::set<std::pair<int, std::vector<std::string>>> seen;
+  for (const VqaQuestion& q : qs) {
+    check_against_grid(q, scenes[size_t(q.image)]);
+    ++per_type[q.qtype];
+    yes[q.qtype] += q.answer == "yes";
+    CHECK(seen.insert({q.image, q.words}).second);  // no scene repeats a question
+  }
+  for (const char* t : {"what_at", "where", "left_of", "right_of", "above", "below", "how_many", "is_there", "is_at"})
+    CHECK(per_type[t] > 100);
+  const double n = double(qs.size());
+  const double yes_no = (per_type["is_there"] + per_type["is_at"]) / n, number = per_type["how_many"] / n;
+  CAPTURE(yes_no);
+  CAPTURE(number);
+  // 10,000 questions: one standard error is 0.5 points for 38 %, 0.3 for 12 %; the bounds are 3 of them.
+  CHECK(std::abs(yes_no - 0.38) < 0.015);
+  CHECK(std::abs(number - 0.12) < 0.01);
+  CHECK(std::abs(1 - yes_no - number - 0.50) < 0.015);
+  for (const char* t : {"is_there", "is_at"}) {
+    CAPTURE(t);
+    const double share = double(yes[t]) / per_type[t];
+    CHECK(share > 0.46);
+    CHECK(share < 0.54);
+  }
+  // The default mix is unchanged: no is_at, and every family about equally often (is_there ~ how_many).
+  const std::vector<VqaQuestion> d = ask_scene_questions(scenes, 5, 3, "train");
+  std::map<std::string, int> default_types;
+  for (const VqaQuestion& q : d) ++default_types[q.qtype];
+  CHECK(default_types.count("is_at") == 0);
+  CHECK(std::abs(default_types["is_there"] - default_types["how_many"]) < 0.05 * double(d.size()));
+}
+
+TEST_CASE("scenes cli: --mix is written to meta.tsv; a bad --mix is a usage error naming the option") {
+  const CliResult bad = run_lava("data scenes --out " + temp_path("mix") + " --mix vqa3");
+  CHECK(bad.code == 2);
+  CHECK(bad.err_lines() == 1);
+  CHECK(bad.err.find("--mix") != std::string::npos);
+  CHECK(bad.err.find("vqa3") != std::string::npos);
+  CHECK(bad.out.empty());
+  CHECK_FALSE(std::filesystem::exists(temp_path("mix")));
+  const CliResult help = run_lava("data scenes --help");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--mix") != std::string::npos);
+}
+
 TEST_CASE("scenes: build_scenes writes a directory SceneSet reads back, deterministically") {
   TempDir dir("build");
   const std::string mnist = dir.file("mnist");
@@ -256,6 +316,13 @@ TEST_CASE("scenes: build_scenes writes a directory SceneSet reads back, determin
   for (const char* f : files) first.push_back(read_file(o.out_dir + "/" + f));
   build_scenes(o);
   for (size_t i = 0; i < std::size(files); ++i) CHECK(read_file(o.out_dir + "/" + files[i]) == first[i]);
+  CHECK(first[0].find("question_mix\tdefault\n") != std::string::npos);
+  o.mix = QuestionMix::vqa2;
+  o.out_dir = dir.file("out-vqa2");
+  build_scenes(o);
+  CHECK(read_file(o.out_dir + "/meta.tsv").find("question_mix\tvqa2\n") != std::string::npos);
+  CHECK(read_file(o.out_dir + "/test.questions.tsv").find("\tis_at\t") != std::string::npos);
+  o.mix = QuestionMix::default_mix;
   o.seed = 6;
   o.out_dir = dir.file("out6");
   build_scenes(o);

@@ -32,10 +32,23 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   const std::vector<JsonValue> rows = json_lines(cap.finish());
   CHECK(trained == 0);
   CHECK(evaluated == 0);
-  REQUIRE(rows.size() == 3 + 2 + 1);  // 2 epochs + done; 2 question types + the eval row
+  REQUIRE(rows.size() == 3 + 2 + 1 + 1);  // 2 epochs + done; 2 question types, the single-region subset, the totals
   CHECK(rows[0].at("event").str() == "epoch");
   CHECK(rows[2].at("event").str() == "done");
-  CHECK(rows[3].at("event").str() == "qtype");
+  // The fixture's types "even" and "odd" have one region per question: both single-region, and so the subset is
+  // every question, with the totals' figures.
+  for (int i : {3, 4}) {
+    CHECK(rows[size_t(i)].at("event").str() == "qtype");
+    CHECK(rows[size_t(i)].at("subset").str() == "single_region");
+    for (const char* key : {"questions", "nll", "accuracy", "elbo", "kl", "kl_gap", "entropy"})
+      CHECK_MESSAGE(rows[size_t(i)].at(key).is_number(), key);
+  }
+  CHECK(rows[3].at("qtype").str() == "even");
+  const JsonValue& subset = rows[5];
+  CHECK(subset.at("event").str() == "subset");
+  CHECK(subset.at("qtype").str() == "even+odd");
+  CHECK(subset.at("questions").number() == rows[3].at("questions").number() + rows[4].at("questions").number());
+  CHECK(subset.at("nll").number() == doctest::Approx(rows.back().at("nll").number()).epsilon(1e-12));
   const JsonValue& e = rows.back();
   CHECK_FALSE(e.contains("event"));
   for (const char* key : {"nll", "accuracy", "elbo", "kl", "kl_gap", "entropy", "region_acc_prior",

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -237,6 +238,8 @@ TEST_CASE("vqa: nll and accuracy agree with a plain-loop recomputation in double
     const VqaScores s = model.scores(c, make_vqa_batch(l.test, l.test_enc, first(10)));
     std::vector<double> predictive(static_cast<size_t>(s.V));
     double nll = 0, known = 0, correct = 0, entropy = 0, max_diff = 0;
+    std::map<std::string, std::array<double, 3>> by_type;  // qtype -> (questions, known-answer nll sum, known)
+    std::map<std::string, double> right_by_type;
     std::vector<float> feats(size_t(d.regions) * size_t(d.dim));
     for (size_t k = 0; k < l.test.questions.size(); ++k) {
       const VqaQuestion& q = l.test.questions[k];
@@ -247,10 +250,14 @@ TEST_CASE("vqa: nll and accuracy agree with a plain-loop recomputation in double
       for (int a = 0; a < s.V; ++a) max_diff = std::max(max_diff, std::abs(predictive[size_t(a)] - lp[size_t(a)]));
       const int guess = int(std::max_element(lp.begin(), lp.end()) - lp.begin());
       correct += l.answers.answer(guess) == q.answer;
+      by_type[q.qtype][0] += 1;
+      right_by_type[q.qtype] += l.answers.answer(guess) == q.answer;
       const int y = l.test_enc.answer[k];
       if (y < 0) continue;
       known += 1;
       nll -= lp[size_t(y)];
+      by_type[q.qtype][1] -= lp[size_t(y)];
+      by_type[q.qtype][2] += 1;
       for (double p : prior) entropy -= p * std::log(p);
     }
     CAPTURE(variant_info(v).name);
@@ -260,6 +267,20 @@ TEST_CASE("vqa: nll and accuracy agree with a plain-loop recomputation in double
     CHECK(f.accuracy == correct / 10);
     CHECK(f.entropy == doctest::Approx(entropy / known).epsilon(1e-5));
     CHECK(max_diff < 1e-5);
+    // Per type ("even" and "odd" regions), each recomputed on its own; every question has one region, so both
+    // types are single-region and the subset is all of them.
+    REQUIRE(f.per_type.size() == by_type.size());
+    for (const VqaEvalFigures::PerType& t : f.per_type) {
+      CAPTURE(t.qtype);
+      const auto& [n, type_nll, type_known] = by_type.at(t.qtype);
+      CHECK(t.single_region);
+      CHECK(t.figures.questions == n);
+      CHECK(t.figures.accuracy == doctest::Approx(right_by_type.at(t.qtype) / n));
+      CHECK(t.figures.nll == doctest::Approx(type_nll / type_known).epsilon(1e-5));
+    }
+    CHECK(f.single_region.questions == 10);
+    CHECK(f.single_region.nll == doctest::Approx(f.nll).epsilon(1e-12));
+    CHECK(f.single_region.accuracy == f.accuracy);
   }
 }
 
@@ -301,9 +322,29 @@ TEST_CASE("vqa: accuracy, VQA score, unseen answers and region accuracy of a han
   CHECK(f.nll == doctest::Approx(-(std::log(.26) + std::log(.68) + std::log(.7)) / 3).epsilon(1e-6));
   REQUIRE(f.per_type.size() == 3);
   CHECK(f.per_type[0].qtype == "t1");
-  CHECK(f.per_type[0].accuracy == doctest::Approx(0.5));
+  CHECK(f.per_type[0].figures.accuracy == doctest::Approx(0.5));
   CHECK(f.per_type[2].qtype == "untyped");
-  CHECK(f.per_type[2].accuracy == 0);
+  CHECK(f.per_type[2].figures.accuracy == 0);
+  // Per type, by hand: t1 = q0, q1 (one region each), t2 = q2 (two regions), untyped = q3 (one region, unseen).
+  const double l0 = std::log(.26), l1 = std::log(.68), l2 = std::log(.7);
+  CHECK(f.per_type[0].single_region);
+  CHECK_FALSE(f.per_type[1].single_region);
+  CHECK(f.per_type[2].single_region);
+  CHECK(f.per_type[0].figures.nll == doctest::Approx(-(l0 + l1) / 2).epsilon(1e-6));
+  CHECK(f.per_type[1].figures.nll == doctest::Approx(-l2).epsilon(1e-6));
+  CHECK(std::isnan(f.per_type[2].figures.nll));  // its one answer is unseen: no likelihood
+  CHECK(f.per_type[2].figures.unseen == 1);
+  CHECK(f.per_type[1].figures.accuracy == 1);
+  // The known-answer-weighted mean of the per-type nll is the overall nll.
+  CHECK((2 * f.per_type[0].figures.nll + f.per_type[1].figures.nll) / 3 == doctest::Approx(f.nll).epsilon(1e-6));
+  // The single-region subset: t1 and untyped, 3 questions, 1 right (q1), nll over q0 and q1.
+  CHECK(f.single_region_types == std::vector<std::string>{"t1", "untyped"});
+  CHECK(f.single_region.questions == 3);
+  CHECK(f.single_region.unseen == 1);
+  CHECK(f.single_region.accuracy == doctest::Approx(1.0 / 3));
+  CHECK(f.single_region.nll == doctest::Approx(-(l0 + l1) / 2).epsilon(1e-6));
+  CHECK(f.single_region.region_acc_posterior == doctest::Approx(1.0));
+  CHECK(f.per_type[0].figures.kl >= 0);
   // Without q: no q figure.
   VqaScores no_q = s;
   no_q.log_q.clear();

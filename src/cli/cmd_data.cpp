@@ -69,16 +69,21 @@ int data_synth(int argc, char** argv) {
 int data_scenes(int argc, char** argv) {
   CommandLine cl("data scenes", "lava data scenes --out DIR [options]",
                  "Builds a VQA-style set from Debian's Fashion-MNIST images: 3x3 scenes of items, questions (what is at\n"
-                 "a position, where is an item, what is left of / right of / above / below an item, how many, is there)\n"
-                 "with the regions that answer them. Train scenes use the training images, test scenes the t10k images,\n"
-                 "validation is held out from train. Region features are computed from the images when read.");
+                 "a position, where is an item, what is left of / right of / above / below an item, how many, is there,\n"
+                 "and with --mix vqa2 is there an item at a position) with the regions that answer them. Train\n"
+                 "scenes use the training images, test scenes the t10k images, validation is held out from train.\n"
+                 "Region features are computed from the images when read.");
   cl.options().add_options()                                                                           //
       ("out", po::value<std::string>(), "output directory")                                            //
       ("mnist", po::value<std::string>()->default_value("/usr/share/datasets/fashion-mnist"), "IDX files")  //
       ("train", po::value<std::string>()->default_value("50000"), "training scenes")                   //
       ("valid", po::value<std::string>()->default_value("5000"), "validation scenes")                  //
       ("test", po::value<std::string>()->default_value("10000"), "test scenes")                        //
-      ("questions", po::value<std::string>()->default_value("5"), "questions per scene");
+      ("questions", po::value<std::string>()->default_value("5"), "questions per scene")               //
+      ("mix", po::value<std::string>()->default_value("default"),
+       "question mix: default (each question family equally likely: about 20% yes/no, 20% number, 60% other)\n"
+       "| vqa2 (VQA 2.0's answer types: 38% yes/no, 12% number, 50% other; adds is_at, \"is there a bag at the\n"
+       "top left ?\", a yes/no question one region answers)");
   if (!cl.parse(argc, argv)) return 0;
   ScenesOptions o;
   o.out_dir = cl.get_string("out");
@@ -88,6 +93,7 @@ int data_scenes(int argc, char** argv) {
   o.valid_scenes = int(cl.get_int("valid", 1, 10000000));
   o.test_scenes = int(cl.get_int("test", 1, 10000000));
   o.questions_per_scene = int(cl.get_int("questions", 1, 20));
+  o.mix = cl.get_choice("mix", {"default", "vqa2"}) == "vqa2" ? QuestionMix::vqa2 : QuestionMix::default_mix;
   const ScenesReport r = build_scenes(o);
   std::printf("%s: %d/%d/%d scenes, %d/%d/%d questions, %d answers; test accuracy of the majority answer %.1f%%, "
               "of a question-only oracle %.1f%% (%.1f s)\n",

@@ -146,8 +146,12 @@ int cmd_eval_vqa(int argc, char** argv) {
                      "prior's entropy, and, over questions with one annotated region, the share whose prior /\n"
                      "posterior / q argmax is that region (chance: 1 / regions). Variants without q report the ELBO\n"
                      "at q = p. Answers unseen in training have no likelihood: they are counted in `unseen`, left\n"
-                     "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give accuracy per\n"
-                     "question type; the last row (no \"event\" key, as in translation) the totals.\n"
+                     "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give the figures per\n"
+                     "question type, with subset single_region when every question of the type has exactly one\n"
+                     "annotated region (the answer is one region's: what_at, where, the relations, is_at) and\n"
+                     "multi_region otherwise (how_many, is_there); the row with event \"subset\" sums the\n"
+                     "single-region types (qtype lists them); the last row (no \"event\" key, as in translation)\n"
+                     "the totals over all questions.\n"
                      "likelihood: exact | direct | sampled; the sampled variants (var-dirichlet, gauss-ctx, bam-*)\n"
                      "report an importance-weighted estimate with --eval-samples draws from q, null kl_posterior,\n"
                      "and nll_mean_attn (at the mean attention, which accuracy uses).\n") +
@@ -179,11 +183,21 @@ int cmd_eval_vqa(int argc, char** argv) {
   if (!dir.empty())
     write_vqa_attention_plots(dir, *m.model, split, encoded, m.answers, plot_questions, cl.get_string("model"));
 
+  // One row per question type, then the single-region subset (the types all of whose questions have exactly one
+  // annotated region; eval.hpp), then the totals. "subset" names the subset each row belongs to.
   Table types;
-  types.add_column("event").add_column("attn").add_column("split").add_column("qtype").add_column("questions");
-  types.add_column("accuracy", ".4f");
+  types.add_column("event").add_column("attn").add_column("split").add_column("subset").add_column("qtype");
+  types.add_column("questions").add_column("unseen").add_column("nll", ".4f").add_column("accuracy", ".4f");
+  types.add_column("elbo", ".4f").add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("entropy", ".3f");
+  types.add_column("region_acc_posterior", ".4f");
+  auto type_row = [&](const char* event, const std::string& subset, const std::string& qtype, const VqaFigures& g) {
+    types.add_row({event, attn, split_name, subset, qtype, g.questions, g.unseen, g.nll, g.accuracy, g.elbo, g.kl,
+                   g.kl_gap, g.entropy, g.region_acc_posterior});
+  };
   for (const VqaEvalFigures::PerType& t : f.per_type)
-    types.add_row({"qtype", attn, split_name, t.qtype, t.questions, t.accuracy});
+    type_row("qtype", t.single_region ? "single_region" : "multi_region", t.qtype, t.figures);
+  type_row("subset", "single_region", f.single_region_types.empty() ? "-" : join_fields(f.single_region_types, "+"),
+           f.single_region);
   types.print(stdout, cl.common().format);
   if (cl.common().format == OutputFormat::table) std::printf("\n");
   Table t;

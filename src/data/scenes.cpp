@@ -75,9 +75,9 @@ int neighbour(int r, const Relation& rel) {
 
 // A question a scene allows, before it is put into words. Equal candidates are equal questions.
 struct Candidate {
-  enum Kind : uint8_t { what_at, where, relation, how_many, is_there } kind;
-  uint8_t subject;       // the region for what_at, else the class
-  uint8_t rel = 0;       // index into kRelations
+  enum Kind : uint8_t { what_at, where, relation, how_many, is_there, is_at } kind;
+  uint8_t subject;       // the region for what_at and is_at, else the class
+  uint8_t rel = 0;       // index into kRelations; the class asked about for is_at
   bool operator==(const Candidate&) const = default;
 };
 
@@ -132,6 +132,12 @@ VqaQuestion put_into_words(Candidate q, const Scene& s, const ClassCells& cells,
     case Candidate::is_there:
       return question(fmt::format("is there {} {} ?", name[0] == 'a' ? "an" : "a", name),
                       cells.count[q.subject] ? "yes" : "no", "is_there", cells.of(q.subject));
+    case Candidate::is_at: {
+      std::string_view asked = kClassNames[q.rel % kFashionClasses];
+      return question(fmt::format("is there {} {} at the {} ?", asked[0] == 'a' ? "an" : "a", asked,
+                                  kPositionNames[q.subject]),
+                      s.label[q.subject] == q.rel ? "yes" : "no", "is_at", {q.subject});
+    }
   }
   throw std::logic_error(fmt::format("unknown question kind {}", int(q.kind)));
 }
@@ -209,8 +215,43 @@ std::vector<Scene> compose_scenes(const std::array<std::vector<int32_t>, kFashio
   return scenes;
 }
 
+std::string_view question_mix_name(QuestionMix m) { return m == QuestionMix::vqa2 ? "vqa2" : "default"; }
+
+namespace {
+
+// is_at: a fair coin for the answer; "yes" asks a cell about its own class, "no" about one of the 9 others.
+Candidate draw_is_at(const Scene& s, Draws& d) {
+  const int r = d.below(kSceneRegions), own = s.label[size_t(r)];
+  const int asked = d.below(2) == 0 ? own : (own + 1 + d.below(kFashionClasses - 1)) % kFashionClasses;
+  return {Candidate::is_at, uint8_t(r), uint8_t(asked)};
+}
+
+Candidate draw_is_there(const SceneCandidates& pool, Draws& d) {
+  return d.below(2) == 0 ? d.pick(pool.is_there_yes) : d.pick(pool.is_there_no);
+}
+
+// VQA 2.0's answer types (scenes.hpp): yes/no 38 %, number 12 %, other 50 %, then a family within the type. A
+// question already asked is redrawn within its type (up to 20 times), so that the repeats of the small families do
+// not move the type shares; only a type with nothing left to ask gives its turn back to a fresh type draw.
+bool draw_vqa2(const Scene& s, const SceneCandidates& pool, const std::vector<Candidate>& asked, Draws& d,
+               Candidate& q) {
+  const int type = d.below(100);
+  // families: what_at, where, relation, how_many with the empty ones left out; how_many (and what_at) is never
+  // empty (every scene holds classes), so it is the last, and the others are "other"
+  const int others = int(pool.families.size()) - 1;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    if (type < 38) q = d.below(2) == 0 ? draw_is_there(pool, d) : draw_is_at(s, d);
+    else if (type < 50) q = d.pick(pool.families.back());
+    else q = d.pick(pool.families[size_t(d.below(others))]);
+    if (std::find(asked.begin(), asked.end(), q) == asked.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<VqaQuestion> ask_scene_questions(const std::vector<Scene>& scenes, int per_scene, uint64_t seed,
-                                             std::string_view split) {
+                                             std::string_view split, QuestionMix mix) {
   std::vector<VqaQuestion> out;
   for (size_t i = 0; i < scenes.size(); ++i) {
     Draws d = scene_stream(seed, "questions", split, i);
@@ -219,10 +260,13 @@ std::vector<VqaQuestion> ask_scene_questions(const std::vector<Scene>& scenes, i
     std::vector<Candidate> asked;
     int families = int(pool.families.size()) + 1;  // + is_there
     for (int attempt = 0; int(asked.size()) < per_scene && attempt < 50 * per_scene; ++attempt) {
-      int family = d.below(families);
-      Candidate q = family + 1 < families   ? d.pick(pool.families[size_t(family)])
-                    : d.below(2) == 0 ? d.pick(pool.is_there_yes)
-                                      : d.pick(pool.is_there_no);
+      Candidate q{};
+      if (mix == QuestionMix::vqa2) {
+        if (!draw_vqa2(scenes[i], pool, asked, d, q)) continue;
+      } else {
+        const int family = d.below(families);
+        q = family + 1 < families ? d.pick(pool.families[size_t(family)]) : draw_is_there(pool, d);
+      }
       if (std::find(asked.begin(), asked.end(), q) != asked.end()) continue;
       asked.push_back(q);
       out.push_back(put_into_words(q, scenes[i], cells, int(i)));
@@ -278,7 +322,7 @@ ScenesReport build_scenes(const ScenesOptions& o) {
   for (int s = 0; s < 3; ++s) {
     std::vector<Scene> scenes = counts[s] > 0 ? compose_scenes(pools[size_t(s)], counts[s], o.seed, kSplits[size_t(s)])
                                               : std::vector<Scene>{};
-    questions[s] = ask_scene_questions(scenes, o.questions_per_scene, o.seed, kSplits[size_t(s)]);
+    questions[s] = ask_scene_questions(scenes, o.questions_per_scene, o.seed, kSplits[size_t(s)], o.mix);
     std::vector<std::string> lines;
     for (size_t i = 0; i < scenes.size(); ++i)
       lines.push_back(
@@ -309,7 +353,8 @@ ScenesReport build_scenes(const ScenesOptions& o) {
   std::vector<std::string> meta = {
       fmt::format("format\t{}", kFormat), fmt::format("mnist_dir\t{}", o.mnist_dir), fmt::format("seed\t{}", o.seed),
       fmt::format("pool\t{}", o.pool), fmt::format("position_features\t{}", int(o.position_features)),
-      fmt::format("questions_per_scene\t{}", o.questions_per_scene)};
+      fmt::format("questions_per_scene\t{}", o.questions_per_scene),
+      fmt::format("question_mix\t{}", question_mix_name(o.mix))};
   for (int s = 0; s < 3; ++s) {
     meta.push_back(fmt::format("{}_scenes\t{}", kSplits[size_t(s)], report.scenes[s]));
     meta.push_back(fmt::format("{}_source\t{}", kSplits[size_t(s)], sources[s]));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/check.hpp"
 
@@ -31,20 +32,22 @@ void vqa_predictive(AttnVariant v, const VqaScores& s, int b, double* out) {
   }
 }
 
-void VqaEvalSums::add(const VqaEvalSums& o) {
+void VqaSums::add(const VqaSums& o) {
   attention.add(o.attention);
   questions += o.questions, unseen += o.unseen, correct += o.correct;
   counted += o.counted, vqa_score += o.vqa_score;
   region_questions += o.region_questions, region_prior += o.region_prior;
   region_posterior += o.region_posterior, region_q += o.region_q;
-  for (const auto& [type, cq] : o.per_type) {
-    auto& mine = per_type[type];
-    mine.first += cq.first, mine.second += cq.second;
-  }
+  one_region += o.one_region;
 }
 
-VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q) {
-  VqaEvalFigures f;
+void VqaEvalSums::add(const VqaEvalSums& o) {
+  VqaSums::add(o);
+  for (const auto& [type, sums] : o.per_type) per_type[type].add(sums);
+}
+
+VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
+  VqaFigures f;
   const AttentionEvalSums& a = s.attention;
   f.questions = s.questions, f.unseen = s.unseen;
   if (s.questions > 0) f.accuracy = s.correct / s.questions;
@@ -68,7 +71,21 @@ VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q) {
     f.region_acc_posterior = s.region_posterior / s.region_questions;
     if (has_q) f.region_acc_q = s.region_q / s.region_questions;
   }
-  for (const auto& [type, cq] : s.per_type) f.per_type.push_back({type, cq.first, cq.second / cq.first});
+  return f;
+}
+
+VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q) {
+  VqaEvalFigures f;
+  static_cast<VqaFigures&>(f) = vqa_subset_figures(s, has_q);
+  VqaSums single;
+  for (const auto& [type, sums] : s.per_type) {
+    const bool one = sums.questions > 0 && sums.one_region == sums.questions;
+    f.per_type.push_back({type, one, vqa_subset_figures(sums, has_q)});
+    if (!one) continue;
+    f.single_region_types.push_back(type);
+    single.add(sums);
+  }
+  f.single_region = vqa_subset_figures(single, has_q);
   return f;
 }
 
@@ -87,11 +104,28 @@ void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const 
       log_f_y[size_t(b) * size_t(R) + size_t(i)] = s.log_f[(size_t(b) * size_t(R) + size_t(i)) * size_t(V) + size_t(y)];
     if (!latent) soft_y[size_t(b)] = s.log_soft[size_t(b) * size_t(V) + size_t(y)];
   }
-  if (variant_info(v).sampled)
-    sums.attention.add(s.sampled);
-  else
-    sums.attention.add(attention_eval(v, s.log_prior.data(), has_q ? s.log_q.data() : nullptr, log_f_y.data(),
-                                      soft_y.data(), known.data(), B, R, 0));
+  auto type_of = [&](int b) -> const std::string& {
+    static const std::string untyped = "untyped";
+    const std::string& t = questions[size_t(b)]->qtype;
+    return t.empty() ? untyped : t;
+  };
+  auto eval_masked = [&](const float* mask) {
+    return attention_eval(v, s.log_prior.data(), has_q ? s.log_q.data() : nullptr, log_f_y.data(), soft_y.data(),
+                          mask, B, R, 0);
+  };
+  if (variant_info(v).sampled) {
+    sums.attention.add(s.sampled);  // a batch sum: no per-type share (see eval.hpp)
+  } else {
+    sums.attention.add(eval_masked(known.data()));
+    // Each type's share: the same per-question terms under the mask known ∧ (qtype = t).
+    std::map<std::string, std::vector<float>> type_mask;
+    for (int b = 0; b < B; ++b) {
+      auto [it, fresh] = type_mask.try_emplace(type_of(b));
+      if (fresh) it->second.assign(size_t(B), 0.f);
+      it->second[size_t(b)] = known[size_t(b)];
+    }
+    for (const auto& [type, mask] : type_mask) sums.per_type[type].attention.add(eval_masked(mask.data()));
+  }
 
   std::vector<double> predictive(static_cast<size_t>(V)), row(static_cast<size_t>(R));
   for (int b = 0; b < B; ++b) {
@@ -100,30 +134,33 @@ void score_vqa_batch(AttnVariant v, const VqaScores& s, const std::vector<const 
     const float* lf = s.log_f.data() + size_t(b) * size_t(R) * size_t(V);  // (R, V)
     vqa_predictive(v, s, b, predictive.data());
     const std::string& guess = answers.answer(first_argmax(predictive.data(), V));
-    const bool right = guess == q.answer;
-    sums.questions += 1;
-    sums.correct += right;
-    sums.unseen += answer[b] < 0;
-    auto& type = sums.per_type[q.qtype.empty() ? "untyped" : q.qtype];
-    type.first += 1, type.second += right;
+    // This question's counts, added to the totals and to its type's sums.
+    VqaSums one;
+    one.questions = 1;
+    one.correct = guess == q.answer;
+    one.unseen = answer[b] < 0;
+    one.one_region = q.regions.size() == 1;
     if (!q.answer_counts.empty()) {
       double n = 0;
       for (const auto& [a, count] : q.answer_counts)
         if (a == guess) n += count;
-      sums.counted += 1;
-      sums.vqa_score += std::min(n / 3.0, 1.0);
+      one.counted = 1;
+      one.vqa_score = std::min(n / 3.0, 1.0);
     }
-    if (q.regions.size() != 1 || answer[b] < 0) continue;
-    const int target = q.regions[0], y = answer[b];
-    sums.region_questions += 1;
-    for (int i = 0; i < R; ++i) row[size_t(i)] = lp[i];
-    sums.region_prior += first_argmax(row.data(), R) == target;
-    for (int i = 0; i < R; ++i) row[size_t(i)] = double(lp[i]) + double(lf[size_t(i) * size_t(V) + size_t(y)]);
-    sums.region_posterior += first_argmax(row.data(), R) == target;
-    if (has_q) {
-      for (int i = 0; i < R; ++i) row[size_t(i)] = s.log_q[size_t(b) * size_t(R) + size_t(i)];
-      sums.region_q += first_argmax(row.data(), R) == target;
+    if (q.regions.size() == 1 && answer[b] >= 0) {
+      const int target = q.regions[0], y = answer[b];
+      one.region_questions = 1;
+      for (int i = 0; i < R; ++i) row[size_t(i)] = lp[i];
+      one.region_prior = first_argmax(row.data(), R) == target;
+      for (int i = 0; i < R; ++i) row[size_t(i)] = double(lp[i]) + double(lf[size_t(i) * size_t(V) + size_t(y)]);
+      one.region_posterior = first_argmax(row.data(), R) == target;
+      if (has_q) {
+        for (int i = 0; i < R; ++i) row[size_t(i)] = s.log_q[size_t(b) * size_t(R) + size_t(i)];
+        one.region_q = first_argmax(row.data(), R) == target;
+      }
     }
+    sums.VqaSums::add(one);
+    sums.per_type[type_of(b)].add(one);
   }
 }
 

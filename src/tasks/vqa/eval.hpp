@@ -13,7 +13,13 @@
 //   region_acc_*: over the questions with exactly one annotated region and a known answer, the share where the
 //   argmax (ties: the lower region) of the prior p(z | x, x̃), of the exact posterior p(z | x, x̃, y) ∝ p(z) f(x, z)_y,
 //   and of q(z | x, x̃, y) (NaN without q) is that region. Chance is 1 / R.
-//   per_type: accuracy by question type (column 5 of the questions TSV; "untyped" when empty).
+//   per_type: every figure above by question type (column 5 of the questions TSV; "untyped" when empty), from the
+//   same per-question terms, so the question-weighted mean of the per-type accuracy is the overall accuracy and the
+//   known-answer-weighted mean of the per-type nll is the overall nll. A type is single-region when every one of its
+//   questions in the split has exactly one annotated region (on scenes: what_at, where, the four relations and
+//   is_at; not how_many, whose regions are every counted item, nor is_there, whose "no" has none); single_region
+//   sums those types: the questions one region answers, where a categorical z can be right. The sampled variants'
+//   importance-weighted likelihood is a batch sum, so their per-type likelihood figures are NaN (accuracy is not).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,26 +29,39 @@
 
 namespace lava {
 
-struct VqaEvalSums {
+// The sums behind the figures of one set of questions (all of them, one type, or a subset).
+struct VqaSums {
   AttentionEvalSums attention;  // tokens = questions with a known answer
   double questions = 0, unseen = 0, correct = 0;
   double counted = 0, vqa_score = 0;  // questions with answer counts; Σ of their scores
   double region_questions = 0, region_prior = 0, region_posterior = 0, region_q = 0;
-  std::map<std::string, std::pair<double, double>> per_type;  // qtype -> (questions, correct)
+  double one_region = 0;  // questions with exactly one annotated region (known answer or not)
+  void add(const VqaSums& o);
+};
+
+struct VqaEvalSums : VqaSums {
+  std::map<std::string, VqaSums> per_type;  // qtype -> its questions' sums
   void add(const VqaEvalSums& o);
 };
 
-struct VqaEvalFigures {
+struct VqaFigures {
   double questions = 0, unseen = 0;
   double nll = NAN, accuracy = NAN, vqa_score = NAN, elbo = NAN, kl = NAN, kl_gap = NAN, kl_posterior = NAN;
   double identity_error = 0, entropy = NAN;
   double region_questions = 0, region_acc_prior = NAN, region_acc_posterior = NAN, region_acc_q = NAN;
   double nll_mean_attn = NAN;  // sampled variants: nll at the mean attention (NmtEvalFigures::nll_mean_attn)
+};
+VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q);
+
+struct VqaEvalFigures : VqaFigures {
   struct PerType {
     std::string qtype;
-    double questions = 0, accuracy = 0;
+    bool single_region = false;
+    VqaFigures figures;
   };
   std::vector<PerType> per_type;  // sorted by qtype
+  std::vector<std::string> single_region_types;  // sorted; the types summed in single_region
+  VqaFigures single_region;                      // questions = 0 (NaN figures) when no type is single-region
 };
 VqaEvalFigures vqa_figures(const VqaEvalSums& s, bool has_q);
 
