@@ -25,7 +25,7 @@ Runs experiments/nmt-table1.sh and experiments/vqa-table1.sh in their converged 
 OUT/vqa, then evaluates Table 2 (exact and K-max with K = $KMAX_K: PPL and BLEU, beam 10, whole test set, for
 $KMAX_VARIANTS; and PPL for K = 1..10 as OUT/kmax.svg) and Table 3 (the inference alternatives $INFERENCE_VARIANTS;
 the prior entropy of every row for both tasks), and draws the learning curves of every row (OUT/nmt-curves.svg,
-OUT/vqa-curves.svg). OUT/tables.md has every table, OUT/tables.jsonl one JSON line per run and evaluation,
+OUT/vqa-curves-MIX.svg for both question mixes). OUT/tables.md has every table, OUT/tables.jsonl one JSON line per run and evaluation,
 OUT/commands.txt every lava command line run. About 8 hours on 2 idle cores; everything is reused on a rerun.
 
   --quick        a smoke test of every step in a few minutes (200 updates a run, 100 test sentences, beam 2):
@@ -67,6 +67,19 @@ log "translation: nmt-table1.sh into $out/nmt"
   >"$out/nmt.table.log" 2>"$out/nmt.log" || die "nmt-table1.sh failed (see $out/nmt.log)"
 nmt=$out/nmt
 corpus=$nmt/corpus
+vqa=$out/vqa
+VQA_MIXES="default vqa2"
+if ((!${OPT_no_vqa:-0})); then
+  log "VQA: vqa-table1.sh into $vqa"
+  vqa_mode=()
+  ((QUICK)) && vqa_mode=(--quick)
+  if ((tables_only)); then
+    [ -f "$vqa/table.md" ] || log "warning: no VQA table yet in $vqa"
+  else
+    "$HERE/vqa-table1.sh" --out "$vqa" --jobs "$JOBS" --threads "$THREADS" "${vqa_mode[@]}" >"$out/vqa.table.log" \
+      2>"$out/vqa.log" || die "vqa-table1.sh failed (see $out/vqa.log)"
+  fi
+fi
 # seeds_of VARIANT: the seeds nmt-table1.sh trained it from (from its settings, so that this script never guesses).
 seeds_of() { sed -n "s/^  --attn $1: seeds \([0-9 ]*\).*/\1/p" "$nmt/settings.txt"; }
 
@@ -110,6 +123,14 @@ cell() {
   mean_sd "$3" "${values[@]}"
 }
 n_seeds() { wc -w <<<"$(seeds_of "$1")"; }
+# vqa_cell MIX ATTN KEY: mean ± sd of KEY over the VQA runs' test rows (every seed vqa-table1.sh trained).
+vqa_cell() {
+  local f values=()
+  for f in "$vqa/$1"/logs/"$2"-s*.eval.jsonl; do
+    [ -f "$f" ] && values+=("$(json_get "$(eval_row "$f")" "$3")")
+  done
+  mean_sd %.2f "${values[@]}"
+}
 
 # ---- The pictures ----
 curve_args=()
@@ -117,6 +138,17 @@ for attn in $(sed -n 's/^  --attn \([a-z-]*\):.*/\1/p' "$nmt/settings.txt"); do
   first=$(seeds_of "$attn" | cut -d' ' -f1)
   f=$nmt/logs/$attn-s$first.train.jsonl
   [ -s "$f" ] && curve_args+=("$attn=$f")
+done
+for mix in $VQA_MIXES; do
+  vqa_curves=()
+  for f in "$vqa/$mix"/logs/*-s1.train.jsonl; do
+    [ -s "$f" ] && vqa_curves+=("$(basename "${f%-s1.train.jsonl}")=$f")
+  done
+  if ((${#vqa_curves[@]})); then
+    "$LAVA" plot --out "$out/vqa-curves-$mix.svg" --y valid_nll --where event=epoch --x-label epoch \
+      --y-label "validation NLL per question" --title "VQA ($mix mix): validation NLL per epoch, every row (seed 1)" \
+      "${vqa_curves[@]}" 2>>"$out/vqa.log" || log "warning: no VQA learning curves yet ($mix)"
+  fi
 done
 if ((${#curve_args[@]})); then
   "$LAVA" plot --out "$out/nmt-curves.svg" --y valid_ppl --where event=epoch --x-label epoch \
@@ -184,19 +216,28 @@ fi
   echo
   echo "var-rws draws K = 5 samples from q, var-gumbel relaxes at τ = 0.1 (paper-notes §1.4)."
   echo
-  echo "| Model | \`--attn\` | translation: prior entropy | paper |"
-  echo "|---|---|--:|--:|"
+  echo "| Model | \`--attn\` | translation: prior entropy | paper | VQA, default mix | VQA, vqa2 mix | paper |"
+  echo "|---|---|--:|--:|--:|--:|--:|"
   for attn in $ENTROPY_VARIANTS; do
     row=$(paper_row "$attn")
-    echo "| ${row%% | *} | \`$attn\` | $(cell "$attn" entropy %.2f eval.jsonl) | $(paper_figure nmt "$attn" entropy) |"
+    echo "| ${row%% | *} | \`$attn\` | $(cell "$attn" entropy %.2f eval.jsonl) | $(paper_figure nmt "$attn" entropy) |" \
+      "$(vqa_cell default "$attn" entropy) | $(vqa_cell vqa2 "$attn" entropy) | $(paper_figure vqa "$attn" entropy) |"
   done
   echo
-  echo "Prior entropy: the mean entropy of p(z | x, y<j) over test target tokens, in nats."
+  echo "Prior entropy: the mean entropy of p(z | x, y<j) over test target tokens (translation) and of p(z | x, q)" \
+    "over test questions (VQA), in nats; VQA has 9 regions (log 9 = 2.20), the paper's VQA up to 100 (log 100 = 4.61)."
+  if [ -f "$vqa/table.md" ]; then
+    echo
+    echo "## Table 1: VQA (scenes of Fashion-MNIST items)"
+    echo
+    cat "$vqa/table.md"
+  fi
 } >"$out/tables.md"
 
 # One JSON line per run (Table 1's rows) and per K-max evaluation.
 {
   cat "$nmt/table.jsonl"
+  [ ! -f "$vqa/table.jsonl" ] || cat "$vqa/table.jsonl"
   for f in "$nmt"/logs/*.k*.jsonl; do
     [ -f "$f" ] || continue
     base=$(basename "$f")
