@@ -10,6 +10,7 @@
 #include "core/json.hpp"
 #include "report/table.hpp"
 #include "tasks/caption/model_file.hpp"
+#include "tasks/caption/plots.hpp"
 #include "tasks/caption/trainer.hpp"
 
 namespace lava {
@@ -123,7 +124,8 @@ int cmd_eval_caption(int argc, char** argv) {
                  "var-*, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of item words whose\n"
                  "attention argmax is the item's region (teacher-forced; chance 1/9), and BLEU-1..4 of the\n"
                  "beam-decoded caption of each scene against all its references (multi-reference BLEU).\n"
-                 "--show N prints the first N decoded captions with each item word's attended region.\n");
+                 "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
+                 "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
   add_data_options(cl);
   cl.options().add_options()                                                                      //
       ("model", po::value<std::string>(), "checkpoint written by lava train --task caption --save")  //
@@ -131,7 +133,9 @@ int cmd_eval_caption(int argc, char** argv) {
       ("batch-size", po::value<std::string>()->default_value("128"), "captions per batch")          //
       ("beam", po::value<std::string>()->default_value("5"), "beam size (1 = greedy, 0 = no decoding)")  //
       ("limit", po::value<std::string>()->default_value("0"), "only the first N scenes (0 = all)")  //
-      ("show", po::value<std::string>()->default_value("0"), "print the first N decoded captions");
+      ("show", po::value<std::string>()->default_value("0"), "print the first N decoded captions")  //
+      ("plot", po::value<std::string>(), "write attention pictures of the first scenes' decoded captions into DIR")  //
+      ("plot-scenes", po::value<std::string>()->default_value("4"), "how many scenes to picture");
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"caption"});
   if (!cl.has("data") || !cl.has("model")) cl.fail("--model MODEL and --data DIR are required");
@@ -142,6 +146,8 @@ int cmd_eval_caption(int argc, char** argv) {
   eo.decode = eo.beam.beam > 0;
   eo.limit = int(cl.get_int("limit", 0, 1 << 30));
   const int show = int(cl.get_int("show", 0, 1 << 30));
+  const int plot_scenes = int(cl.get_int("plot-scenes", 0, 1000));
+  if (cl.has("plot") && !eo.decode) cl.fail("--plot needs decoding (--beam >= 1)");
   LoadedCaptionModel m = load_caption_model(cl.get_string("model"));
   const CaptionSplit split =
       load_caption_split(cl.get_string("data"), split_name, cl.has("mnist") ? cl.get_string("mnist") : "");
@@ -159,6 +165,8 @@ int cmd_eval_caption(int argc, char** argv) {
     std::fprintf(stderr, "scene %d: %s\n", s, line.c_str());
   }
   const CaptionConfig& cfg = m.model->config();
+  if (cl.has("plot"))
+    write_caption_attention_plots(cl.get_string("plot"), split, m.vocab, decoded, cfg.attn_name(), plot_scenes);
   Table t;
   t.add_column("attn").add_column("split").add_column("captions").add_column("words");
   t.add_column("nll", ".4f").add_column("bound", ".4f").add_column("kl", ".4f").add_column("item_words");

@@ -17,6 +17,7 @@ DecodedCaption decode_caption(CaptionModel& model, const float* features, const 
   struct Hyp {
     std::vector<int32_t> tokens;
     std::vector<int8_t> region;
+    std::vector<std::array<float, kSceneRegions>> attention;
     double score = 0;
   };
   std::vector<Hyp> beam(1);  // one live hypothesis at first: the other rows compute and are ignored
@@ -45,12 +46,14 @@ DecodedCaption decode_caption(CaptionModel& model, const float* features, const 
       const Cand& cd = cands[i];
       const Hyp& h = beam[size_t(cd.hyp)];
       if (cd.word == Vocab::kEos) {
-        finished.push_back({h.tokens, h.region, cd.score / std::pow(double(h.tokens.size() + 1), opt.alpha)});
+        finished.push_back({h.tokens, h.region, h.attention, cd.score / std::pow(double(h.tokens.size() + 1), opt.alpha)});
         continue;
       }
       const float* la = step.log_alpha.val() + size_t(cd.hyp) * S;
       Hyp g = h;
       g.tokens.push_back(cd.word), g.region.push_back(int8_t(std::max_element(la, la + S) - la)), g.score = cd.score;
+      g.attention.emplace_back();
+      for (int i = 0; i < S; ++i) g.attention.back()[size_t(i)] = std::exp(la[i]);
       next.push_back(std::move(g));
       parent.push_back(cd.hyp);
     }
@@ -64,7 +67,8 @@ DecodedCaption decode_caption(CaptionModel& model, const float* features, const 
     beam = std::move(next);
   }
   if (finished.empty())
-    for (const Hyp& h : beam) finished.push_back({h.tokens, h.region, h.score / std::pow(double(h.tokens.size() + 1), opt.alpha)});
+    for (const Hyp& h : beam)
+      finished.push_back({h.tokens, h.region, h.attention, h.score / std::pow(double(h.tokens.size() + 1), opt.alpha)});
   return *std::max_element(finished.begin(), finished.end(), [](const DecodedCaption& a, const DecodedCaption& b) {
     return a.log_prob < b.log_prob;  // ties: the first finished
   });

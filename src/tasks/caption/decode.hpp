@@ -5,6 +5,7 @@
 // </s> is finished and leaves the beam. The search stops when the best candidate is finished, none is live, or at
 // max_len words; finished captions are ranked by log-probability / length^alpha (length counting </s>). <pad>,
 // <bos> and <unk> are never produced; ties go to the lower hypothesis, then the lower word id. K = 1 is greedy.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct CaptionDecodeOptions {
 struct DecodedCaption {
   std::vector<int32_t> tokens;  // without </s>
   std::vector<int8_t> region;   // per token: the argmax of α_t when it was produced
+  std::vector<std::array<float, kSceneRegions>> attention;  // per token: α_t (the pictures)
   double log_prob = 0;
 };
 

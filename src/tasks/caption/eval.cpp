@@ -33,7 +33,7 @@ CaptionEvalFigures evaluate_caption(CaptionModel& model, const CaptionSplit& spl
   }
   f.captions = examples, f.words = sums.tokens;
   const double w = std::max(1.0, sums.tokens);
-  f.nll = -sums.log_lik / w, f.bound = -sums.elbo / w, f.kl = sums.kl / w;
+  f.nll = -sums.log_lik / w, f.bound = -sums.elbo / w, f.kl = sums.kl / w + 0.0;  // + 0.0: no −0 without q
   f.item_words = double(items), f.attn_acc = items ? double(hits) / double(items) : 0;
   if (!opt.decode) return f;
 
