@@ -168,6 +168,21 @@ TEST_CASE("captions: lava data scenes writes them; lava train --task caption sto
   CHECK(made.out.find("reference captions") != std::string::npos);
   CHECK(made.out.find("distinct captions") != std::string::npos);
   CHECK(read_scene_captions(out + "/train.captions.tsv", 20).size() == 20);
+  // A tiny model end to end: train, evaluate with BLEU and pictures (JSON row with every column).
+  const std::string model = dir.file("m.st"), plots = dir.file("plots");
+  const CliResult trained = run_lava(fmt::format(
+      "train --task caption --data {} --attn sat-hard --emb-size 6 --hidden-size 8 --annotation-size 8 "
+      "--attn-size 4 --epochs 1 --save {} -q",
+      out, model));
+  REQUIRE(trained.code == 0);
+  const CliResult evaluated = run_lava(fmt::format(
+      "eval --task caption --data {} --model {} --beam 2 --plot {} --plot-scenes 2 --format json -q", out, model, plots));
+  REQUIRE(evaluated.code == 0);
+  for (const char* key : {"\"nll\":", "\"bound\":", "\"attn_acc\":", "\"bleu1\":", "\"bleu4\":", "\"likelihood\":\"exact\""})
+    CHECK(evaluated.out.find(key) != std::string::npos);
+  CHECK(std::filesystem::exists(plots + "/scene-1-sat-hard.svg"));
+  CHECK(std::filesystem::exists(plots + "/scene-2-sat-hard.svg"));
+  CHECK(!std::filesystem::exists(plots + "/scene-3-sat-hard.svg"));
   std::string text = read_file(out + "/valid.captions.tsv");
   text.replace(text.find("\n1\t"), 3, "\n0\t");  // line 3: scene 0 again where 1 was due
   write_file_atomic(out + "/valid.captions.tsv", text);

@@ -68,7 +68,7 @@ std::vector<double> exact(Small& m) {
 double worst_z(Small& m, const SatHardOptions& opt) {
   const std::vector<double> want = exact(m);
   std::vector<double> mean, se;
-  estimate(m, opt, 20000, mean, se);
+  estimate(m, opt, 10000, mean, se);
   double worst = 0;
   for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(mean[i] - want[i]) / (se[i] + 1e-4));
   return worst;
