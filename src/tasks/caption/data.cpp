@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/check.hpp"
-#include "core/rng.hpp"
+#include "data/batcher.hpp"
 
 namespace lava {
 
@@ -57,15 +57,7 @@ CaptionBatch make_caption_batch(const CaptionSplit& split, const Vocab& vocab, c
 }
 
 std::vector<std::vector<int>> caption_train_batches(int count, int batch_size, uint64_t seed, int64_t epoch) {
-  LAVA_CHECK(batch_size > 0, "batch size {}", batch_size);
-  std::vector<int> order(size_t(std::max(count, 0)));
-  for (int i = 0; i < count; ++i) order[size_t(i)] = i;
-  const CounterRng rng = CounterRng(seed, stream_id("caption/shuffle")).child(uint64_t(epoch));
-  for (int i = count - 1; i > 0; --i) std::swap(order[size_t(i)], order[size_t(rng.below(uint64_t(i), uint64_t(i) + 1))]);
-  std::vector<std::vector<int>> batches;
-  for (int at = 0; at < count; at += batch_size)
-    batches.emplace_back(order.begin() + at, order.begin() + std::min(count, at + batch_size));
-  return batches;
+  return shuffled_batches(count, batch_size, seed, "caption/shuffle", epoch);
 }
 
 }  // namespace lava
