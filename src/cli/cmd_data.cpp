@@ -70,9 +70,10 @@ int data_scenes(int argc, char** argv) {
   CommandLine cl("data scenes", "lava data scenes --out DIR [options]",
                  "Builds a VQA-style set from Debian's Fashion-MNIST images: 3x3 scenes of items, questions (what is at\n"
                  "a position, where is an item, what is left of / right of / above / below an item, how many, is there)\n"
-                 "with the regions that answer them, and 2 to 5 reference captions per scene from a small grammar (item words\n"
-                 "tagged with their region). Train scenes use the training images, test scenes the t10k images,\n"
-                 "validation is held out from train. Region features are computed from the images when read.");
+                 "with the regions that answer them, and 2 to 5 reference captions per scene from a small grammar\n"
+                 "(item words tagged with their region; lava train --task caption). Train scenes use the training\n"
+                 "images, test scenes the t10k images, validation is held out from train. Region features are\n"
+                 "computed from the images when read.");
   cl.options().add_options()                                                                           //
       ("out", po::value<std::string>(), "output directory")                                            //
       ("mnist", po::value<std::string>()->default_value("/usr/share/datasets/fashion-mnist"), "IDX files")  //
