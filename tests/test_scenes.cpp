@@ -19,30 +19,12 @@
 #include "data/vocab.hpp"
 #include "check_input_error.hpp"
 #include "cli_runner.hpp"
+#include "fake_mnist.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
-
-
-
-// Pixel (y, x) of fake image i; any function works as long as the test can recompute it.
-uint8_t fake_pixel(int i, int y, int x) { return uint8_t((i * 37 + y * 11 + x * 5) % 256); }
-
-// A fake Fashion-MNIST directory: n_train / n_test 28x28 images, label of image i = (i * 3) % 10.
-void write_fake_mnist(const std::string& dir, int n_train, int n_test) {
-  for (auto [prefix, n] : {std::pair<const char*, int>{"train", n_train}, {"t10k", n_test}}) {
-    std::vector<uint8_t> pixels, labels;
-    for (int i = 0; i < n; ++i) {
-      labels.push_back(uint8_t((i * 3) % 10));
-      for (int y = 0; y < 28; ++y)
-        for (int x = 0; x < 28; ++x) pixels.push_back(fake_pixel(i, y, x));
-    }
-    write_idx_gz(fmt::format("{}/{}-images-idx3-ubyte.gz", dir, prefix), {uint32_t(n), 28, 28}, pixels);
-    write_idx_gz(fmt::format("{}/{}-labels-idx1-ubyte.gz", dir, prefix), {uint32_t(n)}, labels);
-  }
-}
 
 std::array<std::vector<int32_t>, kFashionClasses> synthetic_pools(int per_class) {
   std::array<std::vector<int32_t>, kFashionClasses> pools;

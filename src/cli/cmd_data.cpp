@@ -70,9 +70,10 @@ int data_scenes(int argc, char** argv) {
   CommandLine cl("data scenes", "lava data scenes --out DIR [options]",
                  "Builds a VQA-style set from Debian's Fashion-MNIST images: 3x3 scenes of items, questions (what is at\n"
                  "a position, where is an item, what is left of / right of / above / below an item, how many, is there,\n"
-                 "and with --mix vqa2 is there an item at a position) with the regions that answer them. Train\n"
-                 "scenes use the training images, test scenes the t10k images, validation is held out from train.\n"
-                 "Region features are computed from the images when read.");
+                 "and with --mix vqa2 is there an item at a position) with the regions that answer them, and 2 to 5\n"
+                 "reference captions per scene from a small grammar (item words tagged with their region; lava train\n"
+                 "--task caption). Train scenes use the training images, test scenes the t10k images, validation is\n"
+                 "held out from train. Region features are computed from the images when read.");
   cl.options().add_options()                                                                           //
       ("out", po::value<std::string>(), "output directory")                                            //
       ("mnist", po::value<std::string>()->default_value("/usr/share/datasets/fashion-mnist"), "IDX files")  //
@@ -99,6 +100,9 @@ int data_scenes(int argc, char** argv) {
               "of a question-only oracle %.1f%% (%.1f s)\n",
               o.out_dir.c_str(), r.scenes[0], r.scenes[1], r.scenes[2], r.questions[0], r.questions[1], r.questions[2],
               r.answer_vocab, 100 * r.baselines.majority, 100 * r.baselines.oracle, r.seconds);
+  std::printf("%s: %d/%d/%d reference captions (2 to 5 per scene) from a grammar that can produce %.4g distinct "
+              "captions\n",
+              o.out_dir.c_str(), r.captions[0], r.captions[1], r.captions[2], r.grammar_captions);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/cmd_seqvae.hpp"
+#include "cli/cmd_caption.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
 #include "data/vocab.hpp"
@@ -44,6 +45,7 @@ std::vector<int64_t> parse_length_buckets(const CommandLine& cl) {
 
 int cmd_eval(int argc, char** argv) {
   const std::string task = task_of(argc, argv, "nmt");
+  if (task == "caption") return cmd_eval_caption(argc, argv);
   if (task == "vqa") return cmd_eval_vqa(argc, argv);
   if (task == "seqvae") return cmd_eval_seqvae(argc, argv);
   CommandLine cl("eval", "lava eval --model MODEL --data DIR [--split test] [options]",
@@ -65,7 +67,7 @@ int cmd_eval(int argc, char** argv) {
                  "--gold-align FILE (one Pharaoh line per line of the split's files, source index first) adds the\n"
                  "alignment error rate of the argmax alignments of the prior, the exact posterior and q (see lava align).");
   cl.options().add_options()                                                              //
-      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae (lava eval --task vqa --help, ...)")  //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | caption | seqvae (lava eval --task vqa --help, ...)")  //
       ("model", po::value<std::string>(), "checkpoint written by lava train --save")        //
       ("data", po::value<std::string>(), "corpus directory")                                //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")      //

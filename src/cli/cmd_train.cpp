@@ -5,6 +5,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/cmd_seqvae.hpp"
+#include "cli/cmd_caption.hpp"
 #include "cli/cmd_vqa.hpp"
 #include "cli/commands.hpp"
 #include "cli/loop_options.hpp"
@@ -35,6 +36,7 @@ const OptionTable<Seq2SeqConfig>& nmt_model_table() {
 
 int cmd_train(int argc, char** argv) {
   const std::string task = task_of(argc, argv, "nmt");
+  if (task == "caption") return cmd_train_caption(argc, argv);
   if (task == "vqa") return cmd_train_vqa(argc, argv);
   if (task == "seqvae") return cmd_train_seqvae(argc, argv);
   CommandLine cl("train", "lava train --task nmt --data DIR --attn VARIANT [--save MODEL] [options]",
@@ -49,7 +51,7 @@ int cmd_train(int argc, char** argv) {
                      "-ELBO per token), DIR/kl.svg (KL gap, KL(q||p)), and for the first 4 validation sentences\n"
                      "DIR/attention-K.svg (prior vs exact posterior) and, with q, DIR/attention-K-q.svg (q vs posterior).");
   cl.options().add_options()                                                                     //
-      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae (lava train --task vqa --help, ...)")  //
+      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | caption | seqvae (lava train --task vqa --help, ...)")  //
       ("data", po::value<std::string>(), "corpus directory")                                     //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")           //
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //

@@ -109,4 +109,17 @@ std::vector<std::vector<int>> eval_batches(const std::vector<SentencePair>& pair
   return batches;
 }
 
+std::vector<std::vector<int>> shuffled_batches(int count, int batch_size, uint64_t seed, std::string_view stream,
+                                               int64_t epoch) {
+  LAVA_CHECK(batch_size > 0, "batch size {}", batch_size);
+  std::vector<int> order(size_t(std::max(count, 0)));
+  for (int i = 0; i < count; ++i) order[size_t(i)] = i;
+  const CounterRng rng = CounterRng(seed, stream_id(stream)).child(uint64_t(epoch));
+  for (int i = count - 1; i > 0; --i) std::swap(order[size_t(i)], order[size_t(rng.below(uint64_t(i), uint64_t(i) + 1))]);
+  std::vector<std::vector<int>> batches;
+  for (int at = 0; at < count; at += batch_size)
+    batches.emplace_back(order.begin() + at, order.begin() + std::min(count, at + batch_size));
+  return batches;
+}
+
 }  // namespace lava

@@ -14,6 +14,7 @@
 // Batch::index says which pairs a batch holds, so results can be written back in the original order.
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "data/parallel_corpus.hpp"
@@ -45,6 +46,11 @@ struct BatchOptions {
 // One training epoch: the pair indices of each batch, in the order to visit them.
 std::vector<std::vector<int>> train_batches(const std::vector<SentencePair>& pairs, const BatchOptions& options,
                                             uint64_t seed, int64_t epoch);
+
+// Fixed-size examples (VQA questions, captions): every index 0..count−1 once per epoch, shuffled (Fisher-Yates on
+// CounterRng(seed, stream_id(stream)).child(epoch)) and cut into batches of batch_size in that order.
+std::vector<std::vector<int>> shuffled_batches(int count, int batch_size, uint64_t seed, std::string_view stream,
+                                               int64_t epoch);
 
 // Evaluation: sorted by length, not shuffled.
 std::vector<std::vector<int>> eval_batches(const std::vector<SentencePair>& pairs, int batch_size);

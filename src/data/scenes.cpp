@@ -9,6 +9,7 @@
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 #include "core/rng.hpp"
+#include "data/scene_captions.hpp"
 #include "data/vocab.hpp"
 
 namespace lava {
@@ -333,6 +334,9 @@ ScenesReport build_scenes(const ScenesOptions& o) {
                                 sources[s]),
                     lines);
     write_vqa_questions(base + ".questions.tsv", questions[s]);
+    const std::vector<SceneCaptions> captions = caption_scenes(scenes, o.seed, kSplits[size_t(s)]);
+    write_scene_captions(base + ".captions.tsv", captions);
+    for (const SceneCaptions& c : captions) report.captions[s] += int(c.refs.size());
     report.scenes[s] = int(scenes.size());
     report.questions[s] = int(questions[s].size());
   }
@@ -349,6 +353,7 @@ ScenesReport build_scenes(const ScenesOptions& o) {
   report.answer_vocab = int(answers.size());
   report.word_vocab = word_vocab.size();
   report.baselines = answer_baselines(questions[0], questions[2]);
+  report.grammar_captions = grammar_caption_count();
 
   std::vector<std::string> meta = {
       fmt::format("format\t{}", kFormat), fmt::format("mnist_dir\t{}", o.mnist_dir), fmt::format("seed\t{}", o.seed),

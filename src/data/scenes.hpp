@@ -32,6 +32,8 @@
 //                           counts
 //   {train,valid,test}.scenes.tsv     scene<TAB>9 image indices (cells 0..8)<TAB>9 class labels
 //   {train,valid,test}.questions.tsv  the questions format of vqa_questions.hpp; image = scene index in the split
+//   {train,valid,test}.captions.tsv   2 to 5 reference captions per scene, item words tagged with their region
+//                                     (data/scene_captions.hpp)
 //   answers.tsv             answer<TAB>count over the train questions, most frequent first (line k = answer id k)
 //   words.vocab             the question words of the train split as a data/vocab.hpp Vocab (Vocab::load)
 #include <array>
@@ -82,6 +84,8 @@ std::vector<VqaQuestion> ask_scene_questions(const std::vector<Scene>& scenes, i
 struct ScenesReport {
   int scenes[3] = {0, 0, 0};     // train, valid, test
   int questions[3] = {0, 0, 0};
+  int captions[3] = {0, 0, 0};   // reference captions per split
+  double grammar_captions = 0;   // distinct captions the caption grammar can produce
   int answer_vocab = 0, word_vocab = 0;  // distinct train answers; Vocab size (with its 4 control symbols)
   AnswerBaselines baselines;     // fitted on train, measured on test
   double seconds = 0;            // wall time of build_scenes

@@ -10,6 +10,7 @@
 #include "core/quote_input.hpp"
 #include "core/utf8.hpp"
 #include "core/rng.hpp"
+#include "data/batcher.hpp"
 #include "data/scenes.hpp"
 #include "core/parallel.hpp"
 
@@ -176,16 +177,7 @@ VqaBatch make_vqa_batch(const VqaSplit& split, const VqaEncoded& encoded, std::s
 }
 
 std::vector<std::vector<int>> vqa_train_batches(int count, int batch_size, uint64_t seed, int64_t epoch) {
-  LAVA_CHECK(batch_size > 0, "batch size {}", batch_size);
-  std::vector<int> order(size_t(std::max(count, 0)));
-  for (int i = 0; i < count; ++i) order[size_t(i)] = i;
-  const CounterRng rng = CounterRng(seed, stream_id("vqa/shuffle")).child(uint64_t(epoch));
-  for (int i = count - 1; i > 0; --i)
-    std::swap(order[size_t(i)], order[size_t(rng.below(uint64_t(i), uint64_t(i) + 1))]);
-  std::vector<std::vector<int>> batches;
-  for (int at = 0; at < count; at += batch_size)
-    batches.emplace_back(order.begin() + at, order.begin() + std::min(count, at + batch_size));
-  return batches;
+  return shuffled_batches(count, batch_size, seed, "vqa/shuffle", epoch);
 }
 
 std::vector<std::vector<int>> vqa_eval_batches(int count, int batch_size) {

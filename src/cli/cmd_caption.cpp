@@ -1,0 +1,182 @@
+// lava train --task caption / lava eval --task caption: Show, Attend and Tell on the 3x3 scenes (paper-notes §11).
+#include "cli/cmd_caption.hpp"
+
+#include <cstdio>
+
+#include "cli/command_line.hpp"
+#include "cli/loop_options.hpp"
+#include "cli/option_table.hpp"
+#include "cli/variant_options.hpp"
+#include "core/json.hpp"
+#include "report/table.hpp"
+#include "tasks/caption/model_file.hpp"
+#include "tasks/caption/plots.hpp"
+#include "tasks/caption/trainer.hpp"
+
+namespace lava {
+
+namespace {
+
+constexpr const char* kModelHelp =
+    "The model (Xu et al. 2015 on the 9 regions of a `lava data scenes` directory; paper-notes §11):\n"
+    "annotations a_i = relu(W r_i + b); LSTM decoder with h_0, c_0 = tanh(MLP(mean_i a_i)); MLP attention\n"
+    "alpha_t = softmax_i v' tanh(W_q h_{t-1} + W_k a_i) with the gate beta_t = sigmoid(w' h_{t-1} + b); the LSTM\n"
+    "reads [E y_{t-1}; h_{t-1}; beta_t sum_i alpha_ti a_i] (the soft context for every variant, so a region drawn\n"
+    "at word t changes that word only and log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i) is exact); the deep\n"
+    "output layer f(y_t|i) = softmax(L_o tanh(E y_{t-1} + L_h h_t + L_z a_i)); var-* add\n"
+    "q(z_t=i|a,y) from h_t, the word y_t and a_i. --alpha-reg L adds SAT's doubly stochastic penalty\n"
+    "L sum_i (1 - sum_t alpha_ti)^2 per caption.\n"
+    "Attention (--attn): soft; sat-hard, SAT's stochastic hard attention (s_t ~ alpha_t, REINFORCE with a moving-\n"
+    "average baseline and weight --sat-reinforce, entropy bonus --sat-entropy, and with probability\n"
+    "--sat-expected per sentence the expected context instead); marginal, hard-enum, hard-sample, var-enum and\n"
+    "var-sample as for translation (attention/objective.hpp).\n";
+
+const OptionTable<CaptionConfig>& caption_model_table() {
+  using C = CaptionConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size (= the deep output layer's width)"},
+      {"hidden-size", &C::hidden, 1, 65536, "LSTM size"},
+      {"annotation-size", &C::annotation, 1, 65536, "size of the region annotations a_i"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the attention and q scorers"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the word embeddings"},
+  };
+  return table;
+}
+
+void add_data_options(CommandLine& cl) {
+  cl.options().add_options()                                                      //
+      ("task", po::value<std::string>()->default_value("caption"), "caption")     //
+      ("data", po::value<std::string>(), "a `lava data scenes` directory")        //
+      ("mnist", po::value<std::string>(), "Fashion-MNIST directory (default: the one in meta.tsv)");
+}
+
+}  // namespace
+
+int cmd_train_caption(int argc, char** argv) {
+  CommandLine cl("train", "lava train --task caption --data DIR --attn VARIANT [options]",
+                 std::string("Trains a Show, Attend and Tell captioner on the scenes' reference captions and keeps the\n"
+                             "checkpoint with the best validation bound per word (log p for soft and marginal, the\n"
+                             "Jensen bound for hard-* and sat-hard, the ELBO for var-*).\n") +
+                     kModelHelp +
+                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
+                     kResumeHelp);
+  add_data_options(cl);
+  cl.options().add_options()                                                                   //
+      ("attn", po::value<std::string>()->default_value("soft"), kCaptionAttnList)              //
+      ("alpha-reg", po::value<std::string>()->default_value("0"), "lambda of the doubly stochastic penalty")  //
+      ("sat-reinforce", po::value<std::string>()->default_value("1"), "sat-hard: weight of the REINFORCE term")  //
+      ("sat-entropy", po::value<std::string>()->default_value("0.01"), "sat-hard: entropy bonus lambda_e")      //
+      ("sat-expected", po::value<std::string>()->default_value("0.5"),
+       "sat-hard: probability per sentence of the expected context")  //
+      ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
+       "sat-hard: b <- decay b + (1 - decay) mean log f of the sampled words")  //
+      ("eval-batch-size", po::value<std::string>()->default_value("128"), "captions per validation batch");
+  add_option_table(cl.options(), caption_model_table(), CaptionConfig());
+  add_loop_options(cl.options(), CaptionTrainOptions().loop, "captions");
+  add_variant_options(cl.options());
+  if (!cl.parse(argc, argv)) return 0;
+  cl.get_choice("task", {"caption"});
+  CaptionTrainOptions o;
+  if (!cl.has("data")) cl.fail("--data DIR (a `lava data scenes` directory) is required");
+  o.data_dir = cl.get_string("data");
+  if (cl.has("mnist")) o.mnist_dir = cl.get_string("mnist");
+  try {
+    parse_caption_attn(cl.get_string("attn"), o.model);
+  } catch (const UsageError& e) {
+    cl.fail(e.what());
+  }
+  read_option_table(cl, caption_model_table(), o.model);
+  VariantConfig unused;
+  read_variant_options(cl, unused, o.objective.objective);
+  o.objective.alpha_reg = float(cl.get_double("alpha-reg", 0, 1e6));
+  o.objective.sat.reinforce = float(cl.get_double("sat-reinforce", 0, 1e6));
+  o.objective.sat.entropy = float(cl.get_double("sat-entropy", 0, 1e6));
+  o.objective.sat.p_expected = float(cl.get_double("sat-expected", 0, 1));
+  o.objective.sat.baseline_decay = float(cl.get_double("sat-baseline-decay", 0, 1));
+  o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
+  read_loop_options(cl, o.loop);
+
+  const CaptionTrainSummary s = train_caption(o);
+  if (s.stop_signal)
+    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
+  const CaptionEvalFigures& v = s.best_valid;
+  if (o.loop.format == OutputFormat::json) {
+    JsonLine j;
+    j.add("event", "done").add("task", "caption").add("attn", o.model.attn_name()).add("steps", s.steps);
+    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("stop", s.stop_reason).add("seconds", s.seconds);
+    j.add("words_per_s", s.words_per_second).add("valid_nll", v.nll).add("valid_bound", v.bound);
+    j.add("valid_attn_acc", v.attn_acc).add("nan", s.stopped_on_nan);
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("trained %s: %lld steps in %.1f s (%.0f words/s), stopped by %s; best valid (epoch %d) nll %.4f, "
+                "bound %.4f, attention accuracy %.4f\n",
+                o.model.attn_name().c_str(), (long long)s.steps, s.seconds, s.words_per_second, s.stop_reason.c_str(),
+                s.best_epoch, v.nll, v.bound, v.attn_acc);
+  }
+  return s.stopped_on_nan ? 1 : 0;
+}
+
+int cmd_eval_caption(int argc, char** argv) {
+  CommandLine cl("eval", "lava eval --task caption --model MODEL --data DIR [--split test] [options]",
+                 "Evaluates a captioner on a split's reference captions, per word (</s> included): nll of the exact\n"
+                 "likelihood log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i), enumerated over the 9 regions (direct\n"
+                 "for soft), bound = minus the training bound per word (Jensen for hard-* and sat-hard, ELBO for\n"
+                 "var-*, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of item words whose\n"
+                 "attention argmax is the item's region (teacher-forced; chance 1/9), and BLEU-1..4 of the\n"
+                 "beam-decoded caption of each scene against all its references (multi-reference BLEU).\n"
+                 "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
+                 "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
+  add_data_options(cl);
+  cl.options().add_options()                                                                      //
+      ("model", po::value<std::string>(), "checkpoint written by lava train --task caption --save")  //
+      ("split", po::value<std::string>()->default_value("test"), "train|valid|test")                //
+      ("batch-size", po::value<std::string>()->default_value("128"), "captions per batch")          //
+      ("beam", po::value<std::string>()->default_value("5"), "beam size (1 = greedy, 0 = no decoding)")  //
+      ("limit", po::value<std::string>()->default_value("0"), "only the first N scenes (0 = all)")  //
+      ("show", po::value<std::string>()->default_value("0"), "print the first N decoded captions")  //
+      ("plot", po::value<std::string>(), "write attention pictures of the first scenes' decoded captions into DIR")  //
+      ("plot-scenes", po::value<std::string>()->default_value("4"), "how many scenes to picture");
+  if (!cl.parse(argc, argv)) return 0;
+  cl.get_choice("task", {"caption"});
+  if (!cl.has("data") || !cl.has("model")) cl.fail("--model MODEL and --data DIR are required");
+  const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
+  CaptionEvalOptions eo;
+  eo.batch_size = int(cl.get_int("batch-size", 1, 100000));
+  eo.beam.beam = int(cl.get_int("beam", 0, 100));
+  eo.decode = eo.beam.beam > 0;
+  eo.limit = int(cl.get_int("limit", 0, 1 << 30));
+  const int show = int(cl.get_int("show", 0, 1 << 30));
+  const int plot_scenes = int(cl.get_int("plot-scenes", 0, 1000));
+  if (cl.has("plot") && !eo.decode) cl.fail("--plot needs decoding (--beam >= 1)");
+  LoadedCaptionModel m = load_caption_model(cl.get_string("model"));
+  const CaptionSplit split =
+      load_caption_split(cl.get_string("data"), split_name, cl.has("mnist") ? cl.get_string("mnist") : "");
+  if (split.scenes->dim() != m.model->config().feature_dim)
+    throw input_error(split.captions_path, 0,
+                      fmt::format("scenes have {} features per region, the model {}", split.scenes->dim(),
+                                  m.model->config().feature_dim));
+  std::vector<DecodedCaption> decoded;
+  const CaptionEvalFigures f = evaluate_caption(*m.model, split, m.vocab, eo, &decoded);
+  for (int s = 0; s < std::min(show, int(decoded.size())); ++s) {
+    std::string line;
+    for (size_t k = 0; k < decoded[size_t(s)].tokens.size(); ++k)
+      line += fmt::format("{}{}[{}]", k ? " " : "", m.vocab.token(decoded[size_t(s)].tokens[k]),
+                          decoded[size_t(s)].region[k]);
+    std::fprintf(stderr, "scene %d: %s\n", s, line.c_str());
+  }
+  const CaptionConfig& cfg = m.model->config();
+  if (cl.has("plot"))
+    write_caption_attention_plots(cl.get_string("plot"), split, m.vocab, decoded, cfg.attn_name(), plot_scenes);
+  Table t;
+  t.add_column("attn").add_column("split").add_column("captions").add_column("words");
+  t.add_column("nll", ".4f").add_column("bound", ".4f").add_column("kl", ".4f").add_column("item_words");
+  t.add_column("attn_acc", ".4f").add_column("scenes_decoded");
+  for (int n = 1; n <= 4; ++n) t.add_column(fmt::format("bleu{}", n), ".2f");
+  t.add_column("likelihood");
+  t.add_row({cfg.attn_name(), split_name, f.captions, f.words, f.nll, f.bound, f.kl, f.item_words, f.attn_acc,
+             f.scenes_decoded, f.bleu[0], f.bleu[1], f.bleu[2], f.bleu[3], likelihood_kind(cfg.attn)});
+  t.print(stdout, cl.common().format);
+  return 0;
+}
+
+}  // namespace lava
