@@ -7,7 +7,8 @@
 # PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py reads it off
 # the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40 times
 # slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
-# exits 1 at the end: a ratio against a crippled peer means nothing.
+# exits 1 at the end: a ratio against a crippled peer means nothing. The last column is the 1-minute load average
+# (/proc/loadavg) before each round, lowest to highest: on a shared machine it says what the ratios were measured under.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
@@ -50,12 +51,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; e
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
 echo
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
-    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); blas=""
+    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
     for ((r = 0; r < rounds; r++)); do
+      la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
       # shellcheck disable=SC2086  # lava_args is a list of options
       out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
@@ -83,8 +85,9 @@ for v in $variants; do
     else
       T=""; TM=""
     fi
-    printf "| %s | %s | %.0f | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
-      "$speed_ratio" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio"
+    load=$(printf '%s\n' "${la[@]}" | sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}')
+    printf "| %s | %s | %.0f | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
+      "$speed_ratio" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
 done
 if [ $refused = 1 ]; then

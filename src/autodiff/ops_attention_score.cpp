@@ -1,11 +1,13 @@
 // The fused additive attention scorer: one op for vᵀ tanh(q_t + k_i) over all (query, source position) pairs.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_attention_score.hpp"
 
 namespace lava {
 
 template <class T>
 Var<T> mlp_attention_scores(Var<T> q, Var<T> k, Var<T> v) {
+  LAVA_PROFILE_OP("mlp_attention_scores");
   LAVA_CHECK(q.rank() == 3 && k.rank() == 3 && q.dim(0) == k.dim(0) && q.dim(2) == k.dim(2) &&
                  v.numel() == q.dim(2),
              "mlp_attention_scores: q {} k {} v {}", q.shape().str(), k.shape().str(), v.shape().str());

@@ -1,5 +1,6 @@
 // Elementwise binary ops with suffix broadcasting, and the affine map y = αx + β.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_binary.hpp"
 
 namespace lava {
@@ -25,14 +26,27 @@ Var<T> binary(Var<T> a, Var<T> b) {
 }
 }  // namespace
 
-template <class T> Var<T> add(Var<T> a, Var<T> b) { return binary<kernels::AddFn>(a, b); }
-template <class T> Var<T> sub(Var<T> a, Var<T> b) { return binary<kernels::SubFn>(a, b); }
-template <class T> Var<T> mul(Var<T> a, Var<T> b) { return binary<kernels::MulFn>(a, b); }
-template <class T> Var<T> div(Var<T> a, Var<T> b) { return binary<kernels::DivFn>(a, b); }
+template <class T> Var<T> add(Var<T> a, Var<T> b) {
+  LAVA_PROFILE_OP("add");
+  return binary<kernels::AddFn>(a, b);
+}
+template <class T> Var<T> sub(Var<T> a, Var<T> b) {
+  LAVA_PROFILE_OP("sub");
+  return binary<kernels::SubFn>(a, b);
+}
+template <class T> Var<T> mul(Var<T> a, Var<T> b) {
+  LAVA_PROFILE_OP("mul");
+  return binary<kernels::MulFn>(a, b);
+}
+template <class T> Var<T> div(Var<T> a, Var<T> b) {
+  LAVA_PROFILE_OP("div");
+  return binary<kernels::DivFn>(a, b);
+}
 
 // y = αx + β;  dx += α·dy
 template <class T>
 Var<T> affine(Var<T> x, T alpha, T beta) {
+  LAVA_PROFILE_OP("affine");
   Var<T> y = x.tape->make_output(x.shape(), x);
   const int64_t n = x.numel();
   const T* xv = x.val();

@@ -1,12 +1,14 @@
 // Inverted dropout: y_i = x_i · m_i with m_i = [u_i ≥ p] / (1 − p), u_i = rng.uniform(i); dx_i += dy_i · m_i.
 // The mask is a pure function of (seed, stream, i), so it does not depend on the thread count.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "core/parallel.hpp"
 
 namespace lava {
 
 template <class T>
 Var<T> dropout(Var<T> x, T p, const CounterRng& rng, bool training) {
+  LAVA_PROFILE_OP("dropout");
   LAVA_CHECK(p >= T(0) && p < T(1), "dropout probability {} outside [0, 1)", double(p));
   if (!training || p == T(0)) return x;
   const int64_t n = x.numel();

@@ -3,12 +3,14 @@
 #include <cstring>
 
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_index.hpp"
 
 namespace lava {
 
 template <class T>
 Var<T> embedding(Var<T> table, const int32_t* ids, const Shape& ids_shape) {
+  LAVA_PROFILE_OP("embedding");
   LAVA_CHECK(table.rank() == 2, "embedding table must be (V, E), got {}", table.shape().str());
   const int64_t V = table.dim(0), E = table.dim(1), rows = ids_shape.numel();
   for (int64_t r = 0; r < rows; ++r) LAVA_CHECK(ids[r] >= 0 && ids[r] < V, "embedding id {} outside [0, {})", ids[r], V);
@@ -27,6 +29,7 @@ Var<T> embedding(Var<T> table, const int32_t* ids, const Shape& ids_shape) {
 
 template <class T>
 Var<T> pick(Var<T> x, const int32_t* idx) {
+  LAVA_PROFILE_OP("pick");
   const int64_t C = x.shape().last(), rows = x.numel() / C;
   for (int64_t r = 0; r < rows; ++r) LAVA_CHECK(idx[r] >= 0 && idx[r] < C, "pick index {} outside [0, {})", idx[r], C);
   Var<T> y = x.tape->make_output(x.shape().without(-1), x);
@@ -40,6 +43,7 @@ Var<T> pick(Var<T> x, const int32_t* idx) {
 
 template <class T>
 Var<T> masked_fill(Var<T> x, const uint8_t* mask, const Shape& mask_shape, T value) {
+  LAVA_PROFILE_OP("masked_fill");
   LAVA_CHECK(x.shape().has_suffix(mask_shape), "mask {} does not broadcast to {}", mask_shape.str(), x.shape().str());
   const int64_t n = x.numel(), nm = mask_shape.numel();
   Var<T> y = x.tape->make_output(x.shape(), x);

@@ -8,6 +8,7 @@ namespace lava {
 
 template <class T>
 Var<T> layer_norm(Var<T> x, Var<T> gamma, Var<T> beta, T eps) {
+  LAVA_PROFILE_OP("layer_norm");
   const Shape s = x.shape();
   LAVA_CHECK(s.rank >= 1 && gamma.rank() == 1 && beta.rank() == 1 && gamma.dim(0) == s.last() &&
                  beta.dim(0) == s.last(),

@@ -1,11 +1,13 @@
 // The fused LSTM cell: one forward kernel, one backward kernel, two outputs (h, c).
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_lstm.hpp"
 
 namespace lava {
 
 template <class T>
 std::pair<Var<T>, Var<T>> lstm_cell(Var<T> gates, Var<T> c_prev) {
+  LAVA_PROFILE_OP("lstm_cell");
   LAVA_CHECK(gates.rank() == 2 && c_prev.rank() == 2 && gates.dim(0) == c_prev.dim(0) &&
                  gates.dim(1) == 4 * c_prev.dim(1),
              "lstm_cell: gates {} and c_prev {}", gates.shape().str(), c_prev.shape().str());

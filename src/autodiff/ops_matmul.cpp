@@ -2,6 +2,7 @@
 //   d op(A) = dC · op(B)ᵀ      d op(B) = op(A)ᵀ · dC
 // Each case below writes that identity for the stored (possibly transposed) layout, accumulating with beta = 1.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "gemm/gemm.hpp"
 #include "core/parallel.hpp"
 
@@ -42,6 +43,7 @@ void product_backward(const ProductDims& d, const T* A, const T* B, const T* dC,
 
 template <class T>
 Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
+  LAVA_PROFILE_OP("matmul");
   const Shape sa = a.shape();
   const Shape sb = b.shape();
   LAVA_CHECK(sb.rank == 2 || sb.rank == 3, "matmul: b must have rank 2 or 3, got {}", sb.str());

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "core/parallel.hpp"
 
 namespace lava {
@@ -30,6 +31,7 @@ struct StackedWeightGrad {
 
 template <class T>
 PackedWeight<T> pack_weight(Var<T> W) {
+  LAVA_PROFILE_OP("pack_weight");
   LAVA_CHECK(W.rank() == 2, "pack_weight: W must be a matrix, got {}", W.shape().str());
   Tape<T>& tape = *W.tape;
   const int in = int(W.dim(0)), out = int(W.dim(1));
@@ -90,6 +92,7 @@ void finish_product(const PackedWeight<T>& w) {
 // One product: matmul_blocks with a single block, over x's rows, shaped back like x.
 template <class T>
 Var<T> matmul(Var<T> x, const PackedWeight<T>& w) {
+  LAVA_PROFILE_OP("matmul (packed weight)");
   const int in = w.fwd.K, out = w.fwd.N;
   LAVA_CHECK(x.rank() >= 1 && x.shape().last() == in, "matmul: x {} and packed W ({}, {})", x.shape().str(), in,
              out);
@@ -100,6 +103,7 @@ Var<T> matmul(Var<T> x, const PackedWeight<T>& w) {
 
 template <class T>
 Var<T> matmul_blocks(Var<T> x, const PackedWeight<T>* ws, int G) {
+  LAVA_PROFILE_OP("matmul_blocks");
   LAVA_CHECK(G >= 1 && x.rank() == 2 && x.dim(0) % G == 0, "matmul_blocks: x {} in {} row blocks", x.shape().str(),
              G);
   const int in = ws[0].fwd.K, out = ws[0].fwd.N, M = int(x.dim(0) / G);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "gemm/gemm.hpp"
 #include "tensor/kernels_output.hpp"
 #include "tensor/kernels_output_objective.hpp"
@@ -54,6 +55,7 @@ OpWork output_layer_work() {
 
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, OutputLogits mode) {
+  LAVA_PROFILE_OP("linear_log_softmax_pick");
   LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.shape().last() == W.dim(0),
              "linear_log_softmax_pick: x {} W {} b {}", x.shape().str(), W.shape().str(), b.shape().str());
   const OutputLayerMeter meter;
@@ -89,6 +91,7 @@ Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, O
 template <class T>
 Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
                                    EnumeratedObjective kind, T* per_query) {
+  LAVA_PROFILE_OP("enumerated_output_objective");
   LAVA_CHECK(W.rank() == 2 && b.rank() == 1 && W.dim(1) == b.dim(0) && x.rank() >= 2 &&
                  x.shape().last() == W.dim(0) && x.shape().without(-1) == lw.shape() && lw.shape().last() >= 1,
              "enumerated_output_objective: x {} W {} b {} lw {}", x.shape().str(), W.shape().str(), b.shape().str(),
@@ -136,6 +139,7 @@ Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, cons
 
 template <class T>
 Var<T> pair_add(Var<T> a, Var<T> u) {
+  LAVA_PROFILE_OP("pair_add");
   LAVA_CHECK(a.rank() == 3 && u.rank() == 3 && a.dim(0) == u.dim(0) && a.dim(2) == u.dim(2),
              "pair_add: a {} and u {}", a.shape().str(), u.shape().str());
   const int64_t B = a.dim(0), Tn = a.dim(1), S = u.dim(1), H = a.dim(2);

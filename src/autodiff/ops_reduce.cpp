@@ -1,5 +1,6 @@
 // Sums and means over one axis (the axis removed) and over everything (a scalar).
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_reduce.hpp"
 
 namespace lava {
@@ -30,10 +31,22 @@ Var<T> reduce_all(Var<T> x, bool average) {
 }
 }  // namespace
 
-template <class T> Var<T> sum(Var<T> x, int axis) { return reduce_axis(x, axis, false); }
-template <class T> Var<T> mean(Var<T> x, int axis) { return reduce_axis(x, axis, true); }
-template <class T> Var<T> sum_all(Var<T> x) { return reduce_all(x, false); }
-template <class T> Var<T> mean_all(Var<T> x) { return reduce_all(x, true); }
+template <class T> Var<T> sum(Var<T> x, int axis) {
+  LAVA_PROFILE_OP("sum");
+  return reduce_axis(x, axis, false);
+}
+template <class T> Var<T> mean(Var<T> x, int axis) {
+  LAVA_PROFILE_OP("mean");
+  return reduce_axis(x, axis, true);
+}
+template <class T> Var<T> sum_all(Var<T> x) {
+  LAVA_PROFILE_OP("sum_all");
+  return reduce_all(x, false);
+}
+template <class T> Var<T> mean_all(Var<T> x) {
+  LAVA_PROFILE_OP("mean_all");
+  return reduce_all(x, true);
+}
 
 #define LAVA_INSTANTIATE(T)              \
   template Var<T> sum(Var<T>, int);      \

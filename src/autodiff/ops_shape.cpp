@@ -3,12 +3,14 @@
 #include <algorithm>
 
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_index.hpp"
 
 namespace lava {
 
 template <class T>
 Var<T> reshape(Var<T> x, const Shape& s) {
+  LAVA_PROFILE_OP("reshape");
   LAVA_CHECK(s.numel() == x.numel(), "reshape {} to {}", x.shape().str(), s.str());
   return x.tape->external(s, x.val(), x.grad());  // same buffers: gradients flow without a record
 }
@@ -16,6 +18,7 @@ Var<T> reshape(Var<T> x, const Shape& s) {
 // y = x[..., start : start+len, ...] along `axis`;  dx[..., start+i, ...] += dy[..., i, ...]
 template <class T>
 Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len) {
+  LAVA_PROFILE_OP("slice");
   const Shape s = x.shape();
   const int a = s.norm_axis(axis);
   const int64_t n = s[a], outer = s.outer(a), inner = s.inner(a);
@@ -33,6 +36,7 @@ Var<T> slice(Var<T> x, int axis, int64_t start, int64_t len) {
 // y = x[start : start+len] along axis 0, a view (rows of a row-major tensor are contiguous): no copy, no record.
 template <class T>
 Var<T> rows(Var<T> x, int64_t start, int64_t len) {
+  LAVA_PROFILE_OP("rows");
   const Shape s = x.shape();
   LAVA_CHECK(s.rank >= 1 && start >= 0 && len >= 0 && start + len <= s[0], "rows [{}, {}) of {}", start,
              start + len, s.str());
@@ -44,6 +48,7 @@ Var<T> rows(Var<T> x, int64_t start, int64_t len) {
 // written straight into y: x_k's slice is the contiguous block k of y.   dx_k[..., start+i, ...] += dy_k[..., i, ...]
 template <class T>
 Var<T> slice_stacked(const Var<T>* xs, int count, int axis, int64_t start, int64_t len) {
+  LAVA_PROFILE_OP("slice_stacked");
   const Shape s = xs[0].shape();
   const int a = s.norm_axis(axis);
   const int64_t n = s[a], outer = s.outer(a), inner = s.inner(a), block = outer * len * inner;
@@ -72,6 +77,7 @@ Var<T> slice_stacked(const Var<T>* xs, int count, int axis, int64_t start, int64
 // y = [x_0, x_1, ...] along `axis`; each input gets back its block of dy.
 template <class T>
 Var<T> concat(const Var<T>* xs, int count, int axis) {
+  LAVA_PROFILE_OP("concat");
   LAVA_CHECK(count >= 1, "concat of nothing");
   Tape<T>& tape = *xs[0].tape;
   const Shape s0 = xs[0].shape();  // a copy: make() below may move the node list the reference points into
@@ -114,6 +120,7 @@ Var<T> concat(std::initializer_list<Var<T>> xs, int axis) {
 
 template <class T>
 Var<T> transpose(Var<T> x) {
+  LAVA_PROFILE_OP("transpose");
   const Shape s = x.shape();
   LAVA_CHECK(s.rank >= 2, "transpose needs rank >= 2, got {}", s.str());
   const int64_t rows = s[-2], cols = s[-1], batch = s.numel() / (rows * cols);

@@ -1,5 +1,6 @@
 // softmax, log_softmax and logsumexp over one axis.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_softmax.hpp"
 
 namespace lava {
@@ -19,11 +20,18 @@ Var<T> softmax_op(Var<T> x, int axis, bool log_space) {
 }
 }  // namespace
 
-template <class T> Var<T> softmax(Var<T> x, int axis) { return softmax_op(x, axis, false); }
-template <class T> Var<T> log_softmax(Var<T> x, int axis) { return softmax_op(x, axis, true); }
+template <class T> Var<T> softmax(Var<T> x, int axis) {
+  LAVA_PROFILE_OP("softmax");
+  return softmax_op(x, axis, false);
+}
+template <class T> Var<T> log_softmax(Var<T> x, int axis) {
+  LAVA_PROFILE_OP("log_softmax");
+  return softmax_op(x, axis, true);
+}
 
 template <class T>
 Var<T> logsumexp(Var<T> x, int axis) {
+  LAVA_PROFILE_OP("logsumexp");
   const Shape s = x.shape();
   const int64_t outer = s.outer(axis), n = s[s.norm_axis(axis)], inner = s.inner(axis);
   Var<T> y = x.tape->make_output(s.without(axis), x);

@@ -1,5 +1,6 @@
 // Elementwise unary ops: forward y = f(x), backward dx += dy · f'(x). The kernels are in tensor/kernels_unary.hpp.
 #include "autodiff/ops.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/kernels_unary.hpp"
 
 namespace lava {
@@ -15,15 +16,42 @@ Var<T> unary(Var<T> x) {
 }
 }  // namespace
 
-template <class T> Var<T> tanh(Var<T> x) { return unary<kernels::TanhFn>(x); }
-template <class T> Var<T> sigmoid(Var<T> x) { return unary<kernels::SigmoidFn>(x); }
-template <class T> Var<T> relu(Var<T> x) { return unary<kernels::ReluFn>(x); }
-template <class T> Var<T> exp(Var<T> x) { return unary<kernels::ExpFn>(x); }
-template <class T> Var<T> log(Var<T> x) { return unary<kernels::LogFn>(x); }
-template <class T> Var<T> softplus(Var<T> x) { return unary<kernels::SoftplusFn>(x); }
-template <class T> Var<T> lgamma(Var<T> x) { return unary<kernels::LgammaFn>(x); }
-template <class T> Var<T> digamma(Var<T> x) { return unary<kernels::DigammaFn>(x); }
-template <class T> Var<T> square(Var<T> x) { return unary<kernels::SquareFn>(x); }
+template <class T> Var<T> tanh(Var<T> x) {
+  LAVA_PROFILE_OP("tanh");
+  return unary<kernels::TanhFn>(x);
+}
+template <class T> Var<T> sigmoid(Var<T> x) {
+  LAVA_PROFILE_OP("sigmoid");
+  return unary<kernels::SigmoidFn>(x);
+}
+template <class T> Var<T> relu(Var<T> x) {
+  LAVA_PROFILE_OP("relu");
+  return unary<kernels::ReluFn>(x);
+}
+template <class T> Var<T> exp(Var<T> x) {
+  LAVA_PROFILE_OP("exp");
+  return unary<kernels::ExpFn>(x);
+}
+template <class T> Var<T> log(Var<T> x) {
+  LAVA_PROFILE_OP("log");
+  return unary<kernels::LogFn>(x);
+}
+template <class T> Var<T> softplus(Var<T> x) {
+  LAVA_PROFILE_OP("softplus");
+  return unary<kernels::SoftplusFn>(x);
+}
+template <class T> Var<T> lgamma(Var<T> x) {
+  LAVA_PROFILE_OP("lgamma");
+  return unary<kernels::LgammaFn>(x);
+}
+template <class T> Var<T> digamma(Var<T> x) {
+  LAVA_PROFILE_OP("digamma");
+  return unary<kernels::DigammaFn>(x);
+}
+template <class T> Var<T> square(Var<T> x) {
+  LAVA_PROFILE_OP("square");
+  return unary<kernels::SquareFn>(x);
+}
 
 #define LAVA_INSTANTIATE(T)                 \
   template Var<T> tanh(Var<T>);             \

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/arena.hpp"
+#include "core/op_profile.hpp"
 #include "tensor/shape.hpp"
 
 namespace lava {
@@ -56,6 +57,7 @@ class Tape {
 
   // A fresh node whose value the caller fills. Its gradient exists iff `needs_grad` and grad mode is on.
   Var<T> make(const Shape& s, bool needs_grad) {
+    const op_profile::TapeScope profile;
     Node n{values_.alloc_array<T>(size_t(s.numel())), nullptr, s};
     if (needs_grad && grad_enabled_) {
       n.grad = values_.alloc_array<T>(size_t(s.numel()));
@@ -83,6 +85,7 @@ class Tape {
   }
   // A node over memory the tape does not own (a parameter and its gradient accumulator, or a view of a node).
   Var<T> external(const Shape& s, T* val, T* grad) {
+    const op_profile::TapeScope profile;
     nodes_.push_back(Node{val, grad_enabled_ ? grad : nullptr, s});
     return {this, uint32_t(nodes_.size() - 1)};
   }
@@ -99,9 +102,11 @@ class Tape {
   void on_backward(F&& f) {
     using Fn = std::decay_t<F>;
     static_assert(std::is_trivially_destructible_v<Fn>, "backward closures must be trivially destructible");
+    const int kind = op_profile::current_kind();  // the op making the record, for the profile's backward column
+    const op_profile::TapeScope profile;
     void* mem = records_.alloc(sizeof(Fn), alignof(Fn) > 16 ? alignof(Fn) : 16);
     new (mem) Fn(std::forward<F>(f));
-    records_list_.push_back({[](void* p) { (*static_cast<Fn*>(p))(); }, mem});
+    records_list_.push_back({[](void* p) { (*static_cast<Fn*>(p))(); }, mem, kind});
   }
 
   // d(loss)/d(every node that needs a gradient), accumulated into the grad buffers. `loss` must be a scalar.
@@ -122,6 +127,7 @@ class Tape {
 
   // Forget every node and record; parameter gradients (external buffers) are untouched.
   void reset() {
+    const op_profile::TapeScope profile;
     nodes_.clear();
     records_list_.clear();
     values_.reset();
@@ -135,11 +141,21 @@ class Tape {
 
  private:
   void run_records() {
+    if (op_profile::active()) return run_records_profiled();
     for (size_t i = records_list_.size(); i-- > 0;) records_list_[i].run(records_list_[i].closure);
+  }
+  // The same loop with each record timed under the op that made it (the loop itself is the tape's).
+  void run_records_profiled() {
+    const op_profile::Scope loop(op_profile::kKindTape, op_profile::Phase::backward);
+    for (size_t i = records_list_.size(); i-- > 0;) {
+      const op_profile::Scope record(records_list_[i].kind, op_profile::Phase::backward);
+      records_list_[i].run(records_list_[i].closure);
+    }
   }
   struct Record {
     void (*run)(void*);
     void* closure;
+    int kind;  // op_profile kind of the op that made it (0 unless profiling)
   };
   Arena values_;
   Arena records_;

@@ -2,6 +2,7 @@
 // lava bench train: training steps of the translation model (tokens/s, GFLOP/s, peak memory) for the PyTorch peer.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -97,6 +98,74 @@ int bench_gemm(int argc, char** argv) {
   return 0;
 }
 
+// The per-op profile of `lava bench train --profile`: one row per op kind, then the totals, all per step.
+void print_profile(const TrainBenchResult& r, OutputFormat format) {
+  using op_profile::Phase;
+  const double per_step_ms = 1e3 / r.profile_steps;
+  struct Row {
+    const op_profile::KindTotals* k;
+    double ms[op_profile::kPhases], total_ms;
+  };
+  std::vector<Row> rows;
+  double sum_ms = 0, phase_ms[op_profile::kPhases] = {}, gemm_ms = 0, gemm_flops = 0, omp_ms = 0, imbalance_ms = 0;
+  double regions = 0;
+  for (const op_profile::KindTotals& k : r.profile) {
+    Row row{&k, {}, 0};
+    for (int p = 0; p < op_profile::kPhases; ++p) {
+      const op_profile::PhaseTotals& t = k.phase[p];
+      row.ms[p] = t.seconds * per_step_ms;
+      row.total_ms += row.ms[p];
+      phase_ms[p] += row.ms[p];
+      gemm_ms += t.gemm_seconds * per_step_ms, gemm_flops += t.gemm_flops;
+      omp_ms += t.omp_overhead * per_step_ms, imbalance_ms += t.omp_imbalance * per_step_ms;
+      regions += double(t.omp_regions);
+    }
+    sum_ms += row.total_ms;
+    rows.push_back(row);
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_ms > b.total_ms; });
+  Table t;
+  t.add_column("event").add_column("op").add_column("forward_ms", ".2f").add_column("backward_ms", ".2f");
+  t.add_column("update_ms", ".2f").add_column("ms", ".2f").add_column("share", ".3f").add_column("calls", ".0f");
+  t.add_column("gemm_ms", ".2f").add_column("gemm_gflops", ".1f").add_column("omp_regions", ".0f");
+  t.add_column("omp_overhead_ms", ".2f").add_column("omp_imbalance_ms", ".2f");
+  for (const Row& row : rows) {
+    double calls = 0, g_s = 0, g_f = 0, reg = 0, over = 0, imb = 0;
+    for (const op_profile::PhaseTotals& p : row.k->phase)
+      calls += double(p.calls), g_s += p.gemm_seconds, g_f += p.gemm_flops, reg += double(p.omp_regions),
+          over += p.omp_overhead, imb += p.omp_imbalance;
+    t.add_row({"profile", row.k->name, row.ms[int(Phase::forward)], row.ms[int(Phase::backward)],
+               row.ms[int(Phase::update)], row.total_ms, row.total_ms / sum_ms, calls / r.profile_steps,
+               g_s * per_step_ms, g_s > 0 ? 1e-9 * g_f / g_s : 0.0, reg / r.profile_steps, over * per_step_ms,
+               imb * per_step_ms});
+  }
+  const auto kind_ms = [&](int kind) {
+    for (const Row& row : rows)
+      if (row.k->id == kind) return row.total_ms;
+    return 0.0;
+  };
+  Table totals;
+  totals.add_column("event").add_column("what").add_column("ms", ".2f").add_column("share", ".3f");
+  const auto add = [&](const char* what, double ms) { totals.add_row({"profile_total", what, ms, ms / sum_ms}); };
+  add("step (sum of the rows)", sum_ms);
+  add("forward", phase_ms[int(Phase::forward)]);
+  add("backward", phase_ms[int(Phase::backward)]);
+  add("update (Adam, clipping)", phase_ms[int(Phase::update)]);
+  add("GEMM (all ops)", gemm_ms);
+  add("tape", kind_ms(op_profile::kKindTape));
+  add("outside ops (model code)", kind_ms(op_profile::kKindOutside));
+  add("OpenMP overhead (wake, join)", omp_ms);
+  add("OpenMP imbalance", imbalance_ms);
+  add("profiled step (median)", 1e3 * r.profile_step_seconds);
+  add("unprofiled step (median)", 1e3 * r.step_seconds);
+  if (format == OutputFormat::table)
+    std::printf("\nprofile: %d steps after the timed ones, per step; %.0f OpenMP regions a step; GEMM at %.1f GFLOP/s\n",
+                r.profile_steps, regions / r.profile_steps, gemm_ms > 0 ? 1e-6 * gemm_flops / r.profile_steps / gemm_ms : 0);
+  t.print(stdout, format);
+  if (format == OutputFormat::table) std::printf("\n");
+  totals.print(stdout, format);
+}
+
 int bench_train(int argc, char** argv) {
   CommandLine cl("bench train", "lava bench train --attn VARIANT [options]",
                  "Times training steps (forward, backward, clipping, Adam, as lava train) of the translation model on\n"
@@ -108,7 +177,19 @@ int bench_train(int argc, char** argv) {
                  "The output_* columns are the output layer alone (the enumerated layer of marginal and var-enum):\n"
                  "its GEMM work per step, its GFLOP/s over its whole wall time (exp and log-sum-exp included), that\n"
                  "over the FMA peak, and its share of the step time. tools/bench-torch.py times the same network in\n"
-                 "PyTorch; `make bench` runs both.");
+                 "PyTorch; `make bench` runs both.\n\n"
+                 "--profile then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
+                 "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
+                 "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
+                 "backward_ms, update_ms (Adam with clipping), their sum ms and its share of the step; calls (forward\n"
+                 "calls and backward records); gemm_ms (wall time in gemm calls, packing included) and\n"
+                 "gemm_gflops; omp_regions opened, omp_overhead_ms (each region's wall time less its longest thread:\n"
+                 "waking the team, the join; a region opened by a gemm counts in gemm_ms too) and omp_imbalance_ms\n"
+                 "(the longest thread less the mean). Times are exclusive: a nested op or the tape's bookkeeping is\n"
+                 "not in its caller's row. \"tape\" is node creation (values, zeroed gradients), records, reset and\n"
+                 "the backward loop; \"outside ops\" is the model's code between ops. A second table\n"
+                 "(\"event\":\"profile_total\") sums GEMM, tape, OpenMP and the phases over all ops, with the\n"
+                 "profiled and unprofiled median step (their ratio is the profile's own cost).");
   cl.options().add_options()                                                                   //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())   //
       ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
@@ -120,9 +201,11 @@ int bench_train(int argc, char** argv) {
       ("src-len", po::value<std::string>()->default_value("20"), "source words per sentence")       //
       ("tgt-len", po::value<std::string>()->default_value("20"), "predicted target tokens per sentence")  //
       ("steps", po::value<std::string>()->default_value("10"), "timed steps (median)")              //
-      ("warmup", po::value<std::string>()->default_value("2"), "untimed steps first");
+      ("warmup", po::value<std::string>()->default_value("2"), "untimed steps first")          //
+      ("profile", po::bool_switch(), "then --steps more steps under the per-op profile (tables below)");
   if (!cl.parse(argc, argv)) return 0;
   TrainBenchOptions o;
+  o.profile = cl.vm()["profile"].as<bool>();
   try {
     o.attn = parse_attn_variant(cl.get_string("attn"));
   } catch (const UsageError& e) {
@@ -155,6 +238,7 @@ int bench_train(int argc, char** argv) {
              r.gflops, peak, r.gflops / peak, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops,
              r.output_gflops / peak, r.output_step_share, r.peak_rss_mb, r.objective_per_token});
   t.print(stdout, cl.common().format);
+  if (o.profile) print_profile(r, cl.common().format);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/check.hpp"
+#include "core/op_profile.hpp"
 #include "gemm/gemm_direct.hpp"
 #include "gemm/gemm_kernels.hpp"
 #include "gemm/gemm_view.hpp"
@@ -106,6 +107,7 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc) {
   if (M <= 0 || N <= 0) return;
+  const op_profile::GemmTimer profile(K > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0);
   LAVA_CHECK(ldc >= N, "gemm: ldc {} < N {}", ldc, N);
   if (K <= 0 || alpha == T(0)) {  // nothing to add: C = beta·C
     gemm_detail::scale_c(C, ldc, M, N, beta);
@@ -131,6 +133,7 @@ long gemm_packed_b_size(int K, int N) {
 
 template <class T>
 void gemm_pack_b(const PackedB<T>& b) {
+  const op_profile::GemmTimer profile(0.0);  // packing is GEMM time with no multiply-adds of its own
   if (b.K <= 0 || b.N <= 0 || gemm_detail::use_direct(2, b.N, b.K)) return;  // such shapes never read it
   auto v = gemm_detail::make_view(false, b.trans, 1, b.N, b.K, T(1), b.B, b.K, b.B, b.ldb, T(0), b.packed, b.N);
   v.pack_b_into = b.packed;
@@ -140,6 +143,7 @@ void gemm_pack_b(const PackedB<T>& b) {
 template <class T>
 void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc) {
   const int N = b.N, K = b.K;
+  const op_profile::GemmTimer profile(M > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0);
   if (M <= 0 || N <= 0 || K <= 0 || alpha == T(0) || gemm_detail::use_direct(M, N, K)) {
     gemm(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);  // no packing on these paths
     return;

@@ -5,11 +5,13 @@
 #include "prob/gamma.hpp"
 #include "core/parallel.hpp"
 #include "tensor/special_math.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
 template <class T>
 Var<T> dirichlet_sample(Var<T> alpha, const CounterRng& rng) {
+  LAVA_PROFILE_OP("dirichlet_sample");
   return softmax(gamma_log_sample(alpha, rng), -1);
 }
 
@@ -19,6 +21,7 @@ Var<T> dirichlet_sample(Var<T> alpha, const CounterRng& rng) {
 // Buffers: a, b, da, db (rows, K); kl, dkl (rows).
 template <class T>
 Var<T> kl_dirichlet(Var<T> a, Var<T> b) {
+  LAVA_PROFILE_OP("kl_dirichlet");
   const Shape s = a.shape();
   LAVA_CHECK(s == b.shape(), "kl_dirichlet: shapes {} and {} differ", s.str(), b.shape().str());
   LAVA_CHECK(s.rank >= 1, "kl_dirichlet: needs a last axis of categories");

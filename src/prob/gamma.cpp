@@ -8,6 +8,7 @@
 #include "prob/broadcast.hpp"
 #include "prob/incomplete_gamma.hpp"
 #include "tensor/special_math.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
@@ -48,6 +49,7 @@ double gamma_log_draw(double alpha, const CounterRng& rng, uint64_t i) {
 // Buffers: alpha, dalpha, y, dy (n).
 template <class T>
 Var<T> gamma_log_sample(Var<T> alpha, const CounterRng& rng) {
+  LAVA_PROFILE_OP("gamma_log_sample");
   const int64_t n = alpha.numel();
   Var<T> y = alpha.tape->make_output(alpha.shape(), alpha);
   const T* a = alpha.val();
@@ -70,6 +72,7 @@ Var<T> gamma_log_sample(Var<T> alpha, const CounterRng& rng) {
 
 template <class T>
 Var<T> gamma_sample(Var<T> alpha, const CounterRng& rng) {
+  LAVA_PROFILE_OP("gamma_sample");
   return exp(gamma_log_sample(alpha, rng));
 }
 
@@ -77,6 +80,7 @@ Var<T> gamma_sample(Var<T> alpha, const CounterRng& rng) {
 // with p(z; α) = z^{α−1} e^{−z} / Γ(α).  Buffers: z, dz (n); alpha, u and their gradients broadcast to n.
 template <class T>
 Var<T> gamma_quantile(Var<T> alpha, Var<T> u) {
+  LAVA_PROFILE_OP("gamma_quantile");
   Operands<T, 2> in({alpha, u});
   const int64_t n = in.n;
   Var<T> z = alpha.tape->make_output(in.shape, alpha, u);

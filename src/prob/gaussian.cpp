@@ -5,6 +5,7 @@
 
 #include "prob/broadcast.hpp"
 #include "core/parallel.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
@@ -12,6 +13,7 @@ namespace lava {
 // Buffers: z, dz, eps (n, ε cached for backward); μ, σ and their gradients broadcast to n.
 template <class T>
 Var<T> gaussian_sample(Var<T> mu, Var<T> sigma, const CounterRng& rng) {
+  LAVA_PROFILE_OP("gaussian_sample");
   Operands<T, 2> in({mu, sigma});
   const int64_t n = in.n;
   Var<T> z = mu.tape->make_output(in.shape, mu, sigma);
@@ -43,6 +45,7 @@ Var<T> gaussian_sample(Var<T> mu, Var<T> sigma, const CounterRng& rng) {
 // Buffers: kl, dkl (n); μ_q, σ_q, μ_p, σ_p and their gradients broadcast to n.
 template <class T>
 Var<T> kl_gaussian(Var<T> mu_q, Var<T> sigma_q, Var<T> mu_p, Var<T> sigma_p) {
+  LAVA_PROFILE_OP("kl_gaussian");
   Operands<T, 4> in({mu_q, sigma_q, mu_p, sigma_p});
   const int64_t n = in.n;
   Var<T> kl = mu_q.tape->make_output(in.shape, mu_q, sigma_q, mu_p, sigma_p);

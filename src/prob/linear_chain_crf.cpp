@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/parallel.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
@@ -125,6 +126,7 @@ bool parallel_worth(const CrfDims& d) { return d.B > 1 && d.B * d.N * d.K * d.K 
 // alpha, beta (B, N, K) and log_z (B) in double; partial (B, K, K) for a shared θ.
 template <class T>
 Var<T> crf_log_partition(Var<T> unary, Var<T> pairwise, const int32_t* lengths) {
+  LAVA_PROFILE_OP("crf_log_partition");
   const CrfDims d = crf_dims(unary.shape(), pairwise.shape());
   Tape<T>& tape = *unary.tape;
   const int32_t* lens = copy_lengths(tape, lengths, d);
@@ -191,6 +193,7 @@ Var<T> crf_log_partition(Var<T> unary, Var<T> pairwise, const int32_t* lengths) 
 // right (B, N, K) and log_z (B) in double; partial (B, K, K) for a shared θ.
 template <class T>
 Var<T> crf_marginals(Var<T> unary, Var<T> pairwise, const int32_t* lengths) {
+  LAVA_PROFILE_OP("crf_marginals");
   const CrfDims d = crf_dims(unary.shape(), pairwise.shape());
   Tape<T>& tape = *unary.tape;
   const int32_t* lens = copy_lengths(tape, lengths, d);

@@ -6,6 +6,7 @@
 #include "prob/broadcast.hpp"
 #include "core/parallel.hpp"
 #include "tensor/special_math.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
@@ -18,6 +19,7 @@ constexpr double kEulerGamma = 0.57721566490153286061;
 // Buffers: S, dS, log_e (n, log E cached for backward); k, λ and their gradients broadcast to n.
 template <class T>
 Var<T> weibull_sample(Var<T> k, Var<T> lambda, const CounterRng& rng) {
+  LAVA_PROFILE_OP("weibull_sample");
   Operands<T, 2> in({k, lambda});
   const int64_t n = in.n;
   Var<T> s = k.tape->make_output(in.shape, k, lambda);
@@ -52,6 +54,7 @@ Var<T> weibull_sample(Var<T> k, Var<T> lambda, const CounterRng& rng) {
 // Buffers: kl, dkl (n); k, λ, α, β and their gradients broadcast to n.
 template <class T>
 Var<T> kl_weibull_gamma(Var<T> k, Var<T> lambda, Var<T> alpha, Var<T> beta) {
+  LAVA_PROFILE_OP("kl_weibull_gamma");
   Operands<T, 4> in({k, lambda, alpha, beta});
   const int64_t n = in.n;
   Var<T> kl = k.tape->make_output(in.shape, k, lambda, alpha, beta);

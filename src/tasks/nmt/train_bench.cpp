@@ -30,6 +30,12 @@ std::vector<SentencePair> random_pairs(const TrainBenchOptions& o) {
   return pairs;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -57,28 +63,32 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   std::vector<double> seconds;
   double flops = 0, threaded_flops = 0, objective = 0;
   OpWork output_before;
-  for (int step = 0; step < o.warmup + o.steps; ++step) {
-    const unsigned long long flops_before = gemm_flop_count(), threaded_before = gemm_threaded_flop_count();
-    if (step == o.warmup) output_before = output_layer_work();
-    const auto t0 = std::chrono::steady_clock::now();
+  // One training step, as lava train runs it; returns its objective per target token.
+  auto train_step = [&](int step) {
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("train")).child(uint64_t(step)), 0.f};
     const ObjectiveTerms terms = model.objective(c, batch, ObjectiveOptions{});
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);
     tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
+    static const int adam_kind = op_profile::kind_id("adam (clip + update)");
+    const op_profile::Scope update(adam_kind, op_profile::Phase::update);
     adam.step(model.ps, clip_factor(grad_norm(model.ps), 5.f));
+    return terms.value_sum / double(batch.target_tokens());
+  };
+  for (int step = 0; step < o.warmup + o.steps; ++step) {
+    const unsigned long long flops_before = gemm_flop_count(), threaded_before = gemm_threaded_flop_count();
+    if (step == o.warmup) output_before = output_layer_work();
+    const auto t0 = std::chrono::steady_clock::now();
+    objective = train_step(step);
     const auto t1 = std::chrono::steady_clock::now();
     if (step >= o.warmup) {
       seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
       flops = double(gemm_flop_count() - flops_before);
       threaded_flops = double(gemm_threaded_flop_count() - threaded_before);
     }
-    objective = terms.value_sum / double(batch.target_tokens());
   }
-  std::sort(seconds.begin(), seconds.end());
-  const size_t n = seconds.size();
   TrainBenchResult r;
-  r.step_seconds = n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+  r.step_seconds = median(seconds);
   r.tokens_per_s = double(batch.target_tokens()) / r.step_seconds;
   r.gflop_per_step = flops * 1e-9;
   r.gflops = r.gflop_per_step / r.step_seconds;
@@ -90,6 +100,19 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   r.output_gflops = output_seconds > 0 ? 1e-9 * (output_after.flops - output_before.flops) / output_seconds : 0;
   r.peak_rss_mb = peak_rss_mb();
   r.objective_per_token = objective;
+  if (o.profile) {  // after everything above, so that the profile's clock readings cannot touch those figures
+    std::vector<double> profiled;
+    op_profile::start();
+    for (int step = o.warmup + o.steps; step < o.warmup + 2 * o.steps; ++step) {
+      const auto t0 = std::chrono::steady_clock::now();
+      train_step(step);
+      profiled.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    op_profile::stop();
+    r.profile = op_profile::totals();
+    r.profile_steps = o.steps;
+    r.profile_step_seconds = median(profiled);
+  }
   return r;
 }
 

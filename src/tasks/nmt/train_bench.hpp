@@ -6,8 +6,10 @@
 // timed steps after the warm-up steps.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attention/variant.hpp"
+#include "core/op_profile.hpp"
 
 namespace lava {
 
@@ -17,6 +19,7 @@ struct TrainBenchOptions {
   int batch = 32, src_len = 20, tgt_len = 20;
   int steps = 10, warmup = 2;
   uint64_t seed = 1;
+  bool profile = false;  // then --steps more steps run under the op profile (core/op_profile.hpp)
 };
 
 struct TrainBenchResult {
@@ -33,6 +36,11 @@ struct TrainBenchResult {
   double output_step_share = 0;
   double peak_rss_mb = 0;          // the process's peak resident memory (getrusage), MiB
   double objective_per_token = 0;  // of the last step, to show the step computed something finite
+  // With `profile`: the totals of every op kind over the profiled steps (after the timed ones, same data), how
+  // many there were, and their median step time (the profile's own cost is that over step_seconds).
+  std::vector<op_profile::KindTotals> profile;
+  int profile_steps = 0;
+  double profile_step_seconds = 0;
 };
 
 TrainBenchResult run_train_bench(const TrainBenchOptions& opt);

@@ -1,0 +1,124 @@
+#pragma once
+// The per-op profile of `lava bench train --profile`: where the wall time of a training step goes.
+//
+// Every autodiff op opens a scope (LAVA_PROFILE_OP("name")) and every backward record runs under its op's kind, so
+// the main thread's wall time is cut into exclusive pieces: the time between two clock readings is charged to the
+// scope on top of the stack (a nested op or the tape's own bookkeeping takes its time out of the enclosing op's).
+// Within a piece, GEMM calls (gemm.cpp) and OpenMP regions (omp_region_profile.cpp) add their own time to the same
+// kind and phase, so each row also says how much of it was GEMM and how much the OpenMP runtime added.
+//
+// Off (the default) every hook is one relaxed load and a branch: no clock is read, nothing is stored, and the
+// arithmetic is untouched, so results are the same bits with or without profiling. On, it assumes one thread runs
+// the tape (the thread that called start()); GEMMs on other threads, inside a region, are part of that region.
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lava::op_profile {
+
+enum class Phase : uint8_t { forward, backward, update };
+constexpr int kPhases = 3;
+
+namespace detail {
+extern std::atomic<bool> g_enabled;  // written only by start()/stop(), between steps
+extern thread_local bool t_owner;    // true on the thread that called start()
+}  // namespace detail
+// True on the profiled thread while profiling: the hooks' only test when off.
+inline bool active() { return detail::g_enabled.load(std::memory_order_relaxed) && detail::t_owner; }
+
+// A kind's id, interned by name (called once per op, from a function-local static).
+int kind_id(const char* name);
+// The kind on top of the stack (what a backward record made now is filed under); 0 = outside any op.
+int current_kind();
+
+void enter(int kind, Phase phase);
+void enter(int kind);  // in the enclosing scope's phase
+void leave();
+
+// An exclusive scope of `kind`; inert unless active().
+class Scope {
+ public:
+  explicit Scope(int kind) : on_(active()) {
+    if (on_) enter(kind);
+  }
+  Scope(int kind, Phase phase) : on_(active()) {
+    if (on_) enter(kind, phase);
+  }
+  ~Scope() {
+    if (on_) leave();
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  bool on_;
+};
+
+// Added to the kind and phase on top of the stack.
+void add_gemm(double seconds, double flops);
+// A parallel region seen from the thread that opened it: `overhead` = its wall time − the longest thread's time in
+// the region's body (waking the team, the join barrier), `imbalance` = that longest time − the mean over the team.
+void add_omp_region(double overhead, double imbalance);
+
+// Kinds with their own meaning in the table (registered first: ids 0 and 1).
+constexpr int kKindOutside = 0;  // the main thread between ops: model code, index arrays, the loss
+constexpr int kKindTape = 1;     // nodes (values and zeroed gradients), records, reset, the backward dispatch loop
+
+// The tape's own bookkeeping, charged to kKindTape in the enclosing phase.
+class TapeScope {
+ public:
+  TapeScope() : on_(active()) {
+    if (on_) enter(kKindTape);
+  }
+  ~TapeScope() {
+    if (on_) leave();
+  }
+  TapeScope(const TapeScope&) = delete;
+  TapeScope& operator=(const TapeScope&) = delete;
+
+ private:
+  bool on_;
+};
+
+// Times one gemm call (the outermost, when one gemm entry calls another) and adds it with its 2MNK to add_gemm.
+class GemmTimer {
+ public:
+  explicit GemmTimer(double flops) : on_(active() && begin_gemm()), flops_(flops) {}
+  ~GemmTimer() {
+    if (on_) end_gemm(flops_);
+  }
+  GemmTimer(const GemmTimer&) = delete;
+  GemmTimer& operator=(const GemmTimer&) = delete;
+
+ private:
+  static bool begin_gemm();  // false inside another timed gemm
+  static void end_gemm(double flops);
+  bool on_;
+  double flops_;
+};
+
+struct PhaseTotals {
+  double seconds = 0;  // exclusive wall time
+  int64_t calls = 0;   // scopes entered
+  double gemm_seconds = 0, gemm_flops = 0;
+  int64_t omp_regions = 0;
+  double omp_overhead = 0, omp_imbalance = 0;
+};
+struct KindTotals {
+  int id = 0;
+  std::string name;
+  PhaseTotals phase[kPhases];
+};
+
+// Zeroes the totals and starts charging the calling thread's time (to kind_outside() in the forward phase).
+void start();
+void stop();  // charges the last piece and stops; totals() stays readable
+std::vector<KindTotals> totals();  // every kind that was charged, in order of first registration
+
+}  // namespace lava::op_profile
+
+// The profile scope of an autodiff op, named as the table shows it.
+#define LAVA_PROFILE_OP(name)                                                     \
+  static const int lava_profile_kind_ = ::lava::op_profile::kind_id(name);        \
+  const ::lava::op_profile::Scope lava_profile_scope_(lava_profile_kind_)
