@@ -204,7 +204,7 @@ mean_sd() {
 
 # fmt_duration SECONDS: "42s", "3m05s" or "2h07m".
 fmt_duration() {
-  case "$1" in "" | null) printf '–'; return ;; esac
+  case "$1" in "" | null | –) printf '–'; return ;; esac
   awk -v s="$1" 'BEGIN { s = int(s + 0.5);
     if (s < 60) printf "%ds", s; else if (s < 3600) printf "%dm%02ds", s / 60, s % 60;
     else printf "%dh%02dm", s / 3600, (s % 3600) / 60 }'

@@ -209,14 +209,21 @@ cell() {
   done
   echo
   echo "Where and why each run stopped (patience: 2 epoch ends in a row without a better validation bound; epochs:"
-  echo "the whole --epochs budget; max-steps / max-minutes: a budget of updates or minutes, so not converged):"
+  echo "the whole --epochs budget; max-steps / max-minutes: a budget of updates or minutes, so not converged; a run"
+  echo "not finished shows its last validation):"
   echo
   echo "| \`--attn\` | seed | epochs | updates | stopped by | best epoch | best valid PPL | train time |"
   echo "|---|--:|--:|--:|---|--:|--:|--:|"
   for attn in $variants; do
     for seed in $(seeds_of "$attn"); do
-      d=$(last_line_with "$out/logs/$attn-s$seed.train.jsonl" '"event":"done"')
-      echo "| \`$attn\` | $seed | $(json_get "$d" epochs) | $(json_get "$d" steps) | $(json_get "$d" stop) |" \
+      f=$out/logs/$attn-s$seed.train.jsonl
+      d=$(last_line_with "$f" '"event":"done"')
+      stop=$(json_get "$d" stop)
+      if [ -z "$d" ]; then  # not finished: how far it got (its last validation), or not started
+        d=$(last_line_with "$f" '"event":"epoch"')
+        stop=$([ -n "$d" ] && echo "not finished" || echo "not started")
+      fi
+      echo "| \`$attn\` | $seed | $(json_get "$d" epoch)$(json_get "$d" epochs) | $(json_get "$d" steps) | $stop |" \
         "$(fmt_num "$(json_get "$d" best_epoch)" %.2f) | $(fmt_num "$(json_get "$d" valid_ppl)" %.2f) |" \
         "$(fmt_duration "$(json_get "$d" seconds)") |"
     done
