@@ -390,7 +390,12 @@ TEST_CASE("resume: SIGTERM stops `lava train` with exit 143 and a state that res
   REQUIRE(exited);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 143);
-  CHECK(lines_of(err_text).size() == 1);
+  // The stop is reported on one line. Whether epoch 1 ended before the signal (and so printed the tiny model's
+  // collapse warning) depends on timing, so warnings are not counted.
+  size_t stop_lines = 0;
+  for (const std::string& l : lines_of(err_text))
+    if (l.find("lava train: warning:") == std::string::npos) ++stop_lines;
+  CHECK(stop_lines == 1);
   CHECK(err_text.find("SIGTERM") != std::string::npos);
   CHECK(err_text.find("--resume " + state) != std::string::npos);
   std::smatch m;
