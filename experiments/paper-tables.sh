@@ -74,7 +74,8 @@ if ((!${OPT_no_vqa:-0})); then
   vqa_mode=()
   ((QUICK)) && vqa_mode=(--quick)
   if ((tables_only)); then
-    [ -f "$vqa/table.md" ] || log "warning: no VQA table yet in $vqa"
+    "$HERE/vqa-table1.sh" --out "$vqa" "${vqa_mode[@]}" --table-only >"$out/vqa.table.log" 2>>"$out/vqa.log" ||
+      log "warning: no VQA table yet in $vqa (see $out/vqa.log)"
   else
     "$HERE/vqa-table1.sh" --out "$vqa" --jobs "$JOBS" --threads "$THREADS" "${vqa_mode[@]}" >"$out/vqa.table.log" \
       2>"$out/vqa.log" || die "vqa-table1.sh failed (see $out/vqa.log)"

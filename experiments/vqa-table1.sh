@@ -21,7 +21,7 @@ MIXES="default vqa2"
 usage() {
   cat <<EOF
 usage: experiments/vqa-table1.sh [--quick | --paper] [--out DIR] [--threads N] [--jobs N] [--seed S]
-                                 [--variants "V1 ..."] [--mix "M1 ..."]
+                                 [--variants "V1 ..."] [--mix "M1 ..."] [--table-only]
 
   (default)    converged: 20k/2k/4k scenes (100k/10k/20k questions) per mix, each run trained until the
                validation bound stalls: --epochs 30 --start-decay-at 2 --lr-decay 0.5 --patience 3 (the learning
@@ -43,16 +43,18 @@ usage: experiments/vqa-table1.sh [--quick | --paper] [--out DIR] [--threads N] [
                variants use the first of them. The tables give mean ± sd over seeds
   --variants L the variants (default: $TABLE_VARIANTS; also known: var-gumbel var-rws)
   --mix L      the question mixes, each its own data set and table (default: "$MIXES")
+  --table-only train nothing: the tables from the runs finished so far (a missing figure reads "–"; a mix
+               whose data was never built is left out)
 Resuming: a run whose training log ends in a finished "done" line (stop: patience, epochs, max-steps or nan) and
 whose test evaluation exists is reused; a run stopped by a signal (or killed) continues with lava train --resume
 MODEL.resume. Delete a run's files under MIX/models and MIX/logs to redo it.
 EOF
 }
 
-SCRIPT_OPTIONS="variants= mix= paper"
+SCRIPT_OPTIONS="variants= mix= paper table-only"
 parse_args "$@"
 ((${#EXTRA_ARGS[@]} == 0)) || usage_error "this script takes no extra lava train options"
-PAPER=${OPT_paper:-0}
+PAPER=${OPT_paper:-0} TABLE_ONLY=${OPT_table_only:-0}
 ((QUICK && PAPER)) && usage_error "--quick and --paper exclude each other"
 variants=${OPT_variants:-$TABLE_VARIANTS} mixes=${OPT_mix:-$MIXES} JOBS=${JOBS:-2} THREADS=${THREADS:-1}
 check_variants "$variants" "$VQA_VARIANTS"
@@ -75,8 +77,16 @@ fi
 # seeds_of VARIANT: every seed for the main rows, the first for the others.
 seeds_of() { if [[ " $MAIN_VARIANTS " == *" $1 "* ]]; then echo "$main_seeds"; else echo "${main_seeds%% *}"; fi; }
 
+if ((TABLE_ONLY)); then
+  built=""
+  for mix in $mixes; do
+    if [[ -f $root/$mix/data/meta.tsv ]]; then built+=" $mix"; fi
+  done
+  [[ -n $built ]] || die "--table-only: no mix of \"$mixes\" has data in $root yet"
+  mixes=${built# }
+fi
 mkdir -p "$root"
-pin_lava "$root"
+((TABLE_ONLY)) || pin_lava "$root"
 
 for mix in $mixes; do
   if [[ ! -f $root/$mix/data/meta.tsv ]]; then
@@ -129,12 +139,14 @@ run_one() {
     "update $(json_get "$done_line" steps) (best epoch $(json_get "$done_line" best_epoch)); test accuracy" \
     "$(json_get "$(eval_row "$logs.eval.jsonl")" accuracy)"
 }
-for mix in $mixes; do
-  for v in $variants; do
-    for seed in $(seeds_of "$v"); do pool_run run_one "$mix" "$v" "$seed"; done
+if ((!TABLE_ONLY)); then
+  for mix in $mixes; do
+    for v in $variants; do
+      for seed in $(seeds_of "$v"); do pool_run run_one "$mix" "$v" "$seed"; done
+    done
   done
-done
-pool_wait || die "a run failed (see the messages above)"
+  pool_wait || die "a run failed (see the messages above)"
+fi
 
 # ---- The tables, from the files ----
 # field LINE KEY: json_get without its four processes (the tables read thousands of values): the value of KEY in a
@@ -164,7 +176,7 @@ done_values() {
   done
 }
 cell() { local f=$1; shift; mapfile -t vs < <(values "$@"); mean_sd "$f" "${vs[@]}"; }
-stops() { done_values "$1" "$2" stop | grep -v '^$' | sort | uniq -c | awk '{ printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1 }'; }
+stops() { done_values "$1" "$2" stop | { grep -v '^$' || true; } | sort | uniq -c | awk '{ printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1 }'; }
 seeds_ok() {
   local seed ok=0 all=0
   for seed in $(seeds_of "$2"); do

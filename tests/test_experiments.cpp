@@ -186,3 +186,41 @@ TEST_CASE("finished_done_line keeps a finished run's done line only; vqa_eval_ro
   CHECK(rows.out == "0.75\n0.5\n1.5\n0.5\n\n");
   std::remove(log.c_str());
 }
+
+TEST_CASE("vqa-table1 --table-only tabulates the finished runs, '–' for the rest, and trains nothing") {
+  TempDir tmp("exp_vqa_table_only");
+  const std::string root = tmp.file("vqa"), data = root + "/default/data", logs = root + "/default/logs";
+  REQUIRE(run_bash("mkdir -p " + data + " " + logs + "\n").code == 0);
+  write_text(data + "/meta.tsv", "test_majority_accuracy\t0.25\ntest_question_only_oracle\t0.5\n");
+  write_text(data + "/test.questions.tsv", "# header\nq1\nq2\n");
+  write_text(logs + "/soft-s1.train.jsonl", "{\"event\":\"epoch\",\"epoch\":1}\n"
+                                            "{\"event\":\"done\",\"stop\":\"patience\",\"epochs\":5,\"steps\":50,"
+                                            "\"best_epoch\":2,\"seconds\":90}\n");
+  write_text(logs + "/soft-s1.eval.jsonl",
+             "{\"event\":\"qtype\",\"subset\":\"single_region\",\"qtype\":\"where\",\"questions\":2,\"nll\":0.25,"
+             "\"accuracy\":0.5}\n"
+             "{\"event\":\"subset\",\"subset\":\"single_region\",\"qtype\":\"where\",\"questions\":2,\"nll\":0.25,"
+             "\"accuracy\":0.5}\n"
+             "{\"attn\":\"soft\",\"questions\":2,\"nll\":0.125,\"accuracy\":0.75,\"elbo\":-0.125,\"kl_gap\":0}\n");
+  // marginal never ran, and a lava that cannot run shows that nothing is trained or evaluated.
+  const CliResult r = run_bash("LAVA=/nonexistent experiments/vqa-table1.sh --out " + root +
+                               " --table-only --mix 'default vqa2' --seed 1 --variants 'soft marginal'\n");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string table = slurp(root + "/table.md");
+  CHECK(table == r.out);
+  CHECK(table.find("## Mix `default`: 2 test questions") != std::string::npos);
+  CHECK(table.find("vqa2") == std::string::npos);  // no data built for it: left out
+  CHECK(table.find("| Soft Attention | log p(y \\| E[z]) | – | 0.125 |") != std::string::npos);
+  CHECK(table.find("| 75.00 |") != std::string::npos);
+  CHECK(table.find("| patience ×1 | 5.0 | 50 | 2.0 |") != std::string::npos);
+  CHECK(table.find("| Marginal Likelihood | log E[p] | Enum | – |") != std::string::npos);
+  CHECK(table.find("| where | single_region | 2 | 50.0 (0.250) | – (–) |") != std::string::npos);
+  CHECK(slurp(root + "/table.jsonl").find("\"variant\":\"marginal\"") != std::string::npos);
+  // With no mix built at all: one line, non-zero.
+  const CliResult none = run_bash("LAVA=/nonexistent experiments/vqa-table1.sh --out " + tmp.file("empty") +
+                                  " --table-only\n");
+  CHECK(none.code != 0);
+  CHECK(none.err_lines() == 1);
+  CHECK(none.err.find("--table-only") != std::string::npos);
+}
