@@ -20,6 +20,9 @@ class CollapseMonitor {
  public:
   static constexpr double kMaxKl = 0.01, kEntropyTolerance = 0.01;
 
+  // The criterion on means (per token, or per question): KL < kMaxKl and |H_q − H_p| ≤ kEntropyTolerance · H_p.
+  static bool collapsed(double kl, double q_entropy, double prior_entropy);
+
   // One batch's sums over its real tokens (ObjectiveTerms::kl_sum, q_entropy_sum, prior_entropy_sum).
   void add(double kl_sum, double q_entropy_sum, double prior_entropy_sum, double tokens) {
     kl_ += kl_sum, hq_ += q_entropy_sum, hp_ += prior_entropy_sum, tokens_ += tokens;
@@ -34,6 +37,8 @@ class CollapseMonitor {
 // The one-line warning, e.g. "lava train: epoch 3: q has collapsed onto the prior: KL(q||p) 0.0041 nats/token,
 // H(q) 1.812 vs H(p) 1.820 ...".
 std::string collapse_warning(const CollapseVerdict& v, int epoch);
+// Its middle, for other callers: "q has collapsed onto the prior: KL(q||p) 0.0041 nats/UNIT (< 0.01), H(q) ...".
+std::string collapse_text(const CollapseVerdict& v, const char* unit);
 
 // What a task's validation line says about collapse, from the training sums since the last validation (a whole
 // epoch unless --valid-every is set; they live in the loop's resume state, so a resumed epoch is judged whole):

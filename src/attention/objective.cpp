@@ -266,7 +266,7 @@ AttentionEvalSums attention_eval_batch(Ctx& c, AttnVariant v, const OutputHead& 
 
 void AttentionEvalSums::add(const AttentionEvalSums& o) {
   tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
-  entropy += o.entropy, mean_attn_log_lik += o.mean_attn_log_lik;
+  entropy += o.entropy, q_entropy += o.q_entropy, mean_attn_log_lik += o.mean_attn_log_lik;
   sampled = sampled || o.sampled;
   max_identity_error = std::max(max_identity_error, o.max_identity_error);
 }
@@ -318,18 +318,20 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
       qm = std::max(qm, lq[size_t(s)]);
     }
     for (int64_t s = 0; s < S; ++s) qz += std::exp(lq[size_t(s)] - qm);
-    double elbo = 0, kl = 0, kl_post = 0;
+    double elbo = 0, kl = 0, kl_post = 0, q_entropy = 0;
     for (int64_t s = 0; s < S; ++s) {
       const double lqs = lq[size_t(s)] - qm - std::log(qz), q = std::exp(lqs);
       if (q == 0) continue;
       const double lps = std::isinf(lp[size_t(s)]) ? -1e300 : lp[size_t(s)];  // K-max may cut a position q keeps
       elbo += q * (lf[size_t(s)] + lps - lqs);
       kl += q * (lqs - lps);
+      q_entropy -= q * lqs;
       kl_post += q * (lqs - (lps + lf[size_t(s)] - log_marginal));
     }
     r.log_lik += log_marginal;
     r.elbo += elbo;
     r.kl += kl;
+    r.q_entropy += q_entropy;
     r.kl_posterior += kl_post;
     r.max_identity_error = std::max(r.max_identity_error, std::abs((log_marginal - elbo) - kl_post));
   }

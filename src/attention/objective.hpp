@@ -55,6 +55,7 @@ struct AttentionEvalSums {
   double kl = 0;            // KL(q ‖ p)
   double kl_posterior = 0;  // KL(q ‖ p(z | x, y)) computed directly from the exact posterior
   double entropy = 0;       // H(p), the prior's entropy
+  double q_entropy = 0;     // H(q), with q = p when the variant has no q (latent, non-sampled variants only)
   double max_identity_error = 0;  // max over tokens of |(log p − ELBO) − KL(q ‖ posterior)|
   bool sampled = false;           // log_lik is an importance-weighted estimate; no exact posterior (kl_posterior)
   double mean_attn_log_lik = 0;   // sampled variants: log f(x, Σ_i w_i e_i) at attention_weights() (the

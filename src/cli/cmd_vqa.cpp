@@ -8,6 +8,7 @@
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
 #include "cli/variant_options.hpp"
+#include "attention/collapse_monitor.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tasks/vqa/plots.hpp"
 #include "tasks/vqa/trainer.hpp"
@@ -189,13 +190,24 @@ int cmd_eval_vqa(int argc, char** argv) {
   types.add_column("event").add_column("attn").add_column("split").add_column("subset").add_column("qtype");
   types.add_column("questions").add_column("unseen").add_column("nll", ".4f").add_column("accuracy", ".4f");
   types.add_column("elbo", ".4f").add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("entropy", ".3f");
-  types.add_column("region_acc_posterior", ".4f");
+  types.add_column("q_entropy", ".3f").add_column("region_acc_posterior", ".4f");
   auto type_row = [&](const char* event, const std::string& subset, const std::string& qtype, const VqaFigures& g) {
     types.add_row({event, attn, split_name, subset, qtype, g.questions, g.unseen, g.nll, g.accuracy, g.elbo, g.kl,
-                   g.kl_gap, g.entropy, g.region_acc_posterior});
+                   g.kl_gap, g.entropy, g.q_entropy, g.region_acc_posterior});
   };
-  for (const VqaEvalFigures::PerType& t : f.per_type)
+  // Collapse confined to some question types is invisible in the totals (and to lava train's monitor, which
+  // averages over all questions): one warning per collapsed type.
+  auto warn_collapsed = [](const std::string& what, const VqaFigures& g) {
+    if (!g.q_collapsed) return;
+    CollapseVerdict v;
+    v.kl = g.kl, v.q_entropy = g.q_entropy, v.prior_entropy = g.entropy;
+    std::fprintf(stderr, "lava eval: warning: %s: %s\n", what.c_str(), collapse_text(v, "question").c_str());
+  };
+  for (const VqaEvalFigures::PerType& t : f.per_type) {
     type_row("qtype", t.single_region ? "single_region" : "multi_region", t.qtype, t.figures);
+    warn_collapsed(fmt::format("the {:.0f} '{}' questions", t.figures.questions, t.qtype), t.figures);
+  }
+  warn_collapsed(fmt::format("all {:.0f} questions", f.questions), f);
   type_row("subset", "single_region", f.single_region_types.empty() ? "-" : join_fields(f.single_region_types, "+"),
            f.single_region);
   types.print(stdout, cl.common().format);
@@ -204,12 +216,14 @@ int cmd_eval_vqa(int argc, char** argv) {
   t.add_column("attn").add_column("split").add_column("questions").add_column("unseen");
   t.add_column("nll", ".4f").add_column("accuracy", ".4f").add_column("vqa_score", ".4f").add_column("elbo", ".4f");
   t.add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
-  t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("region_questions");
+  t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("q_entropy", ".3f");
+  t.add_column("region_questions");
   t.add_column("region_acc_prior", ".4f").add_column("region_acc_posterior", ".4f").add_column("region_acc_q", ".4f");
   t.add_column("likelihood");
   std::vector<Cell> row{attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
-                        f.kl_posterior, f.identity_error, f.entropy, f.region_questions, f.region_acc_prior,
-                        f.region_acc_posterior, f.region_acc_q, likelihood_kind(m.model->config().attn)};
+                        f.kl_posterior, f.identity_error, f.entropy, f.q_entropy, f.region_questions,
+                        f.region_acc_prior, f.region_acc_posterior, f.region_acc_q,
+                        likelihood_kind(m.model->config().attn)};
   if (variant_info(m.model->config().attn).sampled) {
     t.add_column("nll_mean_attn", ".4f").add_column("eval_samples");
     row.emplace_back(f.nll_mean_attn);

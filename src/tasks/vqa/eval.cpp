@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
 
 namespace lava {
@@ -61,6 +62,10 @@ VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
     f.entropy = a.entropy / a.tokens;
   }
   f.identity_error = a.max_identity_error;
+  if (has_q && !a.sampled && a.tokens > 0) {
+    f.q_entropy = a.q_entropy / a.tokens;
+    f.q_collapsed = CollapseMonitor::collapsed(f.kl, f.q_entropy, f.entropy);
+  }
   if (a.sampled) {  // an importance-weighted estimate: no exact posterior behind kl_posterior
     f.kl_posterior = f.identity_error = NAN;
     if (a.tokens > 0) f.nll_mean_attn = -a.mean_attn_log_lik / a.tokens;
