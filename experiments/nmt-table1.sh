@@ -87,8 +87,13 @@ fi
 # seeds_of VARIANT: the seeds its row is trained from.
 seeds_of() { if [[ " $MAIN_VARIANTS " == *" $1 "* ]]; then echo "$main_seeds"; else echo "$seeds"; fi; }
 
-require_lava
-ensure_corpus "$data"
+# --table-only reads files and runs nothing, so it leaves the pinned binary and the corpus view alone: another
+# invocation may be training into the same folder with them.
+table_only=${OPT_table_only:-0}
+if ((!table_only)); then
+  require_lava
+  ensure_corpus "$data"
+fi
 case $mode in
   quick)
     : "${minutes:=1}" "${limit:=500}" "${beam:=2}"
@@ -103,11 +108,13 @@ case $mode in
 esac
 out=${OUT:-$REPO/runs/nmt-table1-$mode}
 mkdir -p "$out/models" "$out/logs"
-pin_lava "$out"
+((table_only)) || pin_lava "$out"
 corpus=$data
 case $mode in
-  quick) corpus=$out/corpus; quick_corpus_view "$data" "$corpus" 500 ;;
-  converged) corpus=$out/corpus; quick_corpus_view "$data" "$corpus" "$CONVERGED_VALID_PAIRS" "$CONVERGED_TRAIN_EVERY" ;;
+  quick) corpus=$out/corpus; ((table_only)) || quick_corpus_view "$data" "$corpus" 500 ;;
+  converged)
+    corpus=$out/corpus
+    ((table_only)) || quick_corpus_view "$data" "$corpus" "$CONVERGED_VALID_PAIRS" "$CONVERGED_TRAIN_EVERY" ;;
 esac
 # --steps: a step budget instead of a time budget, so that the models (and the table) do not depend on the load.
 if [ -n "$steps" ]; then
@@ -124,8 +131,10 @@ updates_per_epoch() {
   paste -d '\t' "$corpus/train.de" "$corpus/train.en" | awk -F '\t' -v m="$max_len" -v b="$batch" '
     { if (split($1, s, " ") <= m && split($2, t, " ") <= m) n++ } END { printf "%d", (n + b - 1) / b }'
 }
-per_epoch=$(updates_per_epoch)
-{
+per_epoch=0
+((table_only)) || per_epoch=$(updates_per_epoch)
+# settings.txt describes the run that trains (paper-tables.sh reads its seeds): --table-only keeps the one there.
+[[ $table_only == 1 && -f $out/settings.txt ]] || {
   echo "mode: $mode"
   echo "data: $data (training and evaluation read $corpus)"
   echo "lava train options: ${train_args[*]} --max-minutes $minutes --seed SEED"
@@ -136,7 +145,7 @@ per_epoch=$(updates_per_epoch)
   echo "lava eval options: --split test --limit $limit --bleu --beam $beam"
   echo "threads: ${THREADS:-all}, jobs: $JOBS, OMP_WAIT_POLICY=$OMP_WAIT_POLICY"
 } >"$out/settings.txt"
-log "$mode run, $JOBS at a time, output in $out (settings in $out/settings.txt)"
+((table_only)) || log "$mode run, $JOBS at a time, output in $out (settings in $out/settings.txt)"
 
 # run_one VARIANT SEED: trains and evaluates one model into OUT/models and OUT/logs (named VARIANT-sSEED). With
 # --reuse, an evaluation newer than its model is kept.
@@ -161,7 +170,7 @@ run_one() {
 # Seed-major: every row gets its first seed before any row gets its second, so a table stopped half way is whole;
 # within a seed the rows the paper's claims rest on go first.
 all_seeds=$(for attn in $variants; do seeds_of "$attn"; done | tr ' ' '\n' | awk 'NF && !seen[$1]++')
-[ "${OPT_table_only:-0}" = 1 ] && all_seeds=""
+((table_only)) && all_seeds=""
 run_order=$(for attn in $variants; do [[ " $MAIN_VARIANTS " == *" $attn "* ]] && echo "$attn"; done
   for attn in $variants; do [[ " $MAIN_VARIANTS " == *" $attn "* ]] || echo "$attn"; done)
 for seed in $all_seeds; do

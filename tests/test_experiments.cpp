@@ -224,3 +224,25 @@ TEST_CASE("vqa-table1 --table-only tabulates the finished runs, '–' for the re
   CHECK(none.err_lines() == 1);
   CHECK(none.err.find("--table-only") != std::string::npos);
 }
+
+TEST_CASE("nmt-table1 --table-only leaves the folder of a running invocation alone: binary, settings, corpus") {
+  TempDir tmp("exp_nmt_table_only");
+  const std::string out = tmp.file("nmt");
+  REQUIRE(run_bash("mkdir -p " + out + "/models " + out + "/logs " + out + "/corpus\n").code == 0);
+  // What a running invocation pinned and wrote (stand-ins: the script must not read, run or replace them).
+  write_text(out + "/lava", "the pinned binary\n");
+  write_text(out + "/settings.txt", "mode: converged\n  --attn soft: seeds 1\nthreads: 1, jobs: 2\n");
+  write_text(out + "/corpus/train.de", "ein satz\n");
+  write_text(out + "/logs/soft-s1.train.jsonl",
+             "{\"event\":\"done\",\"stop\":\"patience\",\"epochs\":4,\"steps\":40,\"best_epoch\":2,\"seconds\":60}\n");
+  write_text(out + "/logs/soft-s1.eval.jsonl", "{\"attn\":\"soft\",\"ppl\":16.5,\"bleu\":20.25}\n");
+  const CliResult r = run_bash("LAVA=/nonexistent experiments/nmt-table1.sh --out " + out + " --data " +
+                               tmp.file("no-such-data") + " --variants 'soft marginal' --table-only\n");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(out + "/lava") == "the pinned binary\n");
+  CHECK(slurp(out + "/settings.txt") == "mode: converged\n  --attn soft: seeds 1\nthreads: 1, jobs: 2\n");
+  CHECK(slurp(out + "/corpus/train.de") == "ein satz\n");
+  CHECK(r.out.find("| `soft` | 16.50 |") != std::string::npos);
+  CHECK(r.out.find("| `marginal` | – |") != std::string::npos);
+}
