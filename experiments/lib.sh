@@ -183,11 +183,13 @@ last_line_with() { grep -F -- "$2" "$1" 2>/dev/null | tail -n 1 || true; }
 # The result row of `lava eval --format json`: the last line without an "event" key.
 eval_row() { grep -v '"event"' "$1" 2>/dev/null | tail -n 1 || true; }
 
-# fmt_num VALUE PRINTF_FORMAT: formats a number; missing, null and NaN values print as "–".
+# fmt_num VALUE PRINTF_FORMAT: formats a number; missing, null and NaN values print as "–", and a magnitude of 1e7
+# or more in three significant figures (a diverged bound's PPL of 1e221 in %.2f is 224 digits).
 fmt_num() {
   case "$1" in
     "" | null | nan | NaN | -nan) printf '–' ;;
-    *) awk -v v="$1" -v f="$2" 'BEGIN { s = sprintf(f, v); if (s ~ /^-[0.]*$/) s = substr(s, 2); printf "%s", s }' ;;
+    *) awk -v v="$1" -v f="$2" 'BEGIN { s = (v >= 1e7 || v <= -1e7) ? sprintf("%.3g", v) : sprintf(f, v)
+                                        if (s ~ /^-[0.]*$/) s = substr(s, 2); printf "%s", s }' ;;
   esac
 }
 

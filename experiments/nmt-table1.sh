@@ -233,7 +233,7 @@ cell() {
         stop=$([ -n "$d" ] && echo "not finished" || echo "not started")
       fi
       echo "| \`$attn\` | $seed | $(json_get "$d" epoch)$(json_get "$d" epochs) | $(json_get "$d" steps) | $stop |" \
-        "$(fmt_num "$(json_get "$d" best_epoch)" %.2f) | $(fmt_num "$(json_get "$d" valid_ppl)" %.2f) |" \
+        "$(fmt_num "$(json_get "$d" best_epoch)" %.4g) | $(fmt_num "$(json_get "$d" valid_ppl)" %.2f) |" \
         "$(fmt_duration "$(json_get "$d" seconds)") |"
     done
   done

@@ -64,7 +64,7 @@ table_only=()
 # ---- Table 1 (and the runs of Table 3) ----
 log "translation: nmt-table1.sh into $out/nmt"
 "$HERE/nmt-table1.sh" --out "$out/nmt" --jobs "$JOBS" --threads "$THREADS" "${nmt_mode[@]}" "${table_only[@]}" \
-  >"$out/nmt.table.log" 2>"$out/nmt.log" || die "nmt-table1.sh failed (see $out/nmt.log)"
+  >"$out/nmt.table.log" 2>>"$out/nmt.log" || die "nmt-table1.sh failed (see $out/nmt.log)"
 nmt=$out/nmt
 corpus=$nmt/corpus
 vqa=$out/vqa
@@ -78,7 +78,7 @@ if ((!${OPT_no_vqa:-0})); then
       log "warning: no VQA table yet in $vqa (see $out/vqa.log)"
   else
     "$HERE/vqa-table1.sh" --out "$vqa" --jobs "$JOBS" --threads "$THREADS" "${vqa_mode[@]}" >"$out/vqa.table.log" \
-      2>"$out/vqa.log" || die "vqa-table1.sh failed (see $out/vqa.log)"
+      2>>"$out/vqa.log" || die "vqa-table1.sh failed (see $out/vqa.log)"
   fi
 fi
 # seeds_of VARIANT: the seeds nmt-table1.sh trained it from (from its settings, so that this script never guesses).
@@ -123,7 +123,15 @@ cell() {
   mapfile -t values < <(figures "$1" "$2" "$4")
   mean_sd "$3" "${values[@]}"
 }
-n_seeds() { wc -w <<<"$(seeds_of "$1")"; }
+# n_seeds ATTN: "finished/planned" seeds (a finished one has its test evaluation).
+n_seeds() {
+  local seed ok=0 all=0
+  for seed in $(seeds_of "$1"); do
+    all=$((all + 1))
+    [ -n "$(eval_row "$nmt/logs/$1-s$seed.eval.jsonl")" ] && ok=$((ok + 1))
+  done
+  echo "$ok/$all"
+}
 # vqa_cell MIX ATTN KEY: mean ± sd of KEY over the VQA runs' test rows (every seed vqa-table1.sh trained).
 vqa_cell() {
   local f values=()

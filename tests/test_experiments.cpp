@@ -79,9 +79,9 @@ TEST_CASE("seed lists expand, and a bad one is refused") {
 TEST_CASE("mean_sd gives the mean and the sample standard deviation, and skips missing values") {
   auto r = run_bash(kLib + "mean_sd %.2f 1 2 3; echo; mean_sd %.3f 5; echo; mean_sd %.2f '' null nan; echo;"
                            " mean_sd %.1f 2 null 4; echo; mean_sd %.3f -1e-17; echo; fmt_num -0.00001 %.2f; echo;"
-                           " fmt_num -0.5 %.2f; echo\n");
+                           " fmt_num -0.5 %.2f; echo; fmt_num 3.5596654648e221 %.2f; echo; fmt_num 9999999 %.2f; echo\n");
   CHECK(r.code == 0);
-  CHECK(r.out == "2.00 ± 1.00\n5.000\n–\n3.0 ± 1.4\n0.000\n0.00\n-0.50\n");
+  CHECK(r.out == "2.00 ± 1.00\n5.000\n–\n3.0 ± 1.4\n0.000\n0.00\n-0.50\n3.56e+221\n9999999.00\n");
 }
 
 TEST_CASE("the job pool runs at most JOBS at a time and reports a failed job") {
