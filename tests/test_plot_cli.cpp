@@ -49,3 +49,24 @@ TEST_CASE("lava plot: bad files and options") {
   CHECK(run_lava("plot --out " + svg + " --y ppl").code == 2);
   CHECK(run_lava("plot --out " + svg + " --y ppl --where epoch " + good).code == 2);
 }
+
+TEST_CASE("lava plot: --y-max leaves out the points above it and says how many") {
+  TempDir tmp("plot_ymax");
+  const std::string a = tmp.file("a.jsonl"), svg = tmp.file("p.svg");
+  write_text(a, "{\"epoch\":1,\"ppl\":3.5e224}\n{\"epoch\":2,\"ppl\":40}\n{\"epoch\":3,\"ppl\":30}\n");
+  CliResult r = run_lava("plot --out " + svg + " --y ppl --y-max 100 " + a);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("ppl (1 point above 100 not shown)") != std::string::npos);
+  CHECK(text.find("e+2") == std::string::npos);  // no tick reaches the diverged value
+  // Without --y-max the axis has to reach it.
+  REQUIRE(run_lava("plot --out " + svg + " --y ppl " + a).code == 0);
+  CHECK(slurp(svg).find("not shown") == std::string::npos);
+  CHECK(slurp(svg).find("e+22") != std::string::npos);
+  // Every point above: no picture, and the message names --y-max.
+  r = run_lava("plot --out " + svg + " --y ppl --y-max 1 " + a);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("--y-max") != std::string::npos);
+  CHECK(run_lava("plot --out " + svg + " --y ppl --y-max lots " + a).code == 2);
+}

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/positional_args.hpp"
@@ -64,7 +66,8 @@ int cmd_plot(int argc, char** argv) {
                  "and PPL against K-max's K from rows of lava eval --kmax K:\n"
                  "  lava plot --out kmax.svg --x kmax --y ppl marginal=marginal.kmax.jsonl ...\n"
                  "A missing or malformed file is one line naming it (and the line) and exit 1; no point in any file\n"
-                 "is an error too, since the picture would be empty.");
+                 "is an error too, since the picture would be empty. --y-max leaves out the points above it (a\n"
+                 "diverged epoch would flatten every other curve) and says how many in the y label.");
   cl.options().add_options()                                                                                  //
       ("out", po::value<std::string>(), "the SVG file to write (required)")                                     //
       ("x", po::value<std::string>()->default_value("epoch"), "key of the x values")                           //
@@ -72,7 +75,8 @@ int cmd_plot(int argc, char** argv) {
       ("where", po::value<std::string>()->default_value(""), "only rows with these values: KEY=VALUE,...")      //
       ("title", po::value<std::string>()->default_value(""), "the plot's title (default: Y against X)")        //
       ("x-label", po::value<std::string>()->default_value(""), "x axis label (default: the x key)")             //
-      ("y-label", po::value<std::string>()->default_value(""), "y axis label (default: the y key)");
+      ("y-label", po::value<std::string>()->default_value(""), "y axis label (default: the y key)")             //
+      ("y-max", po::value<std::string>(), "leave out the points whose y is above this (counted in the y label)");
   SplitArgs a = split_positional(argc, argv);
   std::vector<char*> v = argv_of(a.options);
   if (!cl.parse(int(a.options.size()), v.data())) return 0;
@@ -81,9 +85,10 @@ int cmd_plot(int argc, char** argv) {
   if (a.positional.empty()) cl.fail("needs at least one JSON-lines FILE");
   const std::string x_key = cl.get_string("x"), y_key = cl.get_string("y");
   const std::vector<Condition> where = parse_where(cl, cl.get_string("where"));
+  const double y_max = cl.has("y-max") ? cl.get_double("y-max", -HUGE_VAL, HUGE_VAL) : HUGE_VAL;
 
   std::vector<Series> series;
-  size_t points = 0;
+  size_t points = 0, above = 0;
   for (const std::string& arg : a.positional) {
     const size_t eq = arg.find('=');
     Series s;
@@ -96,6 +101,10 @@ int cmd_plot(int argc, char** argv) {
       if (!keep) continue;
       const double x = number_of(row, x_key), y = number_of(row, y_key);
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      if (y > y_max) {
+        ++above;
+        continue;
+      }
       s.x.push_back(x), s.y.push_back(y);
     }
     if (s.x.empty()) std::fprintf(stderr, "lava plot: warning: %s has no row with numbers under %s and %s\n",
@@ -103,10 +112,12 @@ int cmd_plot(int argc, char** argv) {
     points += s.x.size();
     series.push_back(std::move(s));
   }
-  if (points == 0) throw input_error(a.positional.front(), 0, "no row of any file has numbers under --x " + x_key +
-                                                                  " and --y " + y_key + " (and meets --where)");
+  if (points == 0)
+    throw input_error(a.positional.front(), 0, "no row of any file has numbers under --x " + x_key + " and --y " +
+                                                   y_key + " (and meets --where and --y-max)");
   const std::string x_label = cl.get_string("x-label").empty() ? x_key : cl.get_string("x-label");
-  const std::string y_label = cl.get_string("y-label").empty() ? y_key : cl.get_string("y-label");
+  std::string y_label = cl.get_string("y-label").empty() ? y_key : cl.get_string("y-label");
+  if (above > 0) y_label += fmt::format(" ({} point{} above {} not shown)", above, above == 1 ? "" : "s", y_max);
   const std::string title = cl.get_string("title").empty() ? y_key + " against " + x_key : cl.get_string("title");
   write_line_plot(cl.get_string("out"), title, x_label, y_label, series);
   return 0;
