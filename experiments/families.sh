@@ -100,14 +100,8 @@ mean() {
     if (k) printf "%.6g", t / k }'
 }
 
-seeds_ok() {
-  local task=$1 v=$2 seed ok=0 all=0
-  for seed in $SEEDS; do
-    ((++all))
-    [[ -n $(eval_row "$OUT/logs/$task-$v-s$seed.eval.jsonl") ]] && ((++ok))
-  done
-  echo "$ok/$all"
-}
+# shellcheck disable=SC2086  # SEEDS is a list
+seeds_ok() { seeds_finished "$OUT/logs/$1-$2-s" $SEEDS; }
 
 negate() { case $1 in "" | null) printf '–' ;; *) awk -v x="$1" 'BEGIN { printf "%.3f", -x }' ;; esac; }
 

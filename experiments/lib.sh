@@ -183,6 +183,18 @@ last_line_with() { grep -F -- "$2" "$1" 2>/dev/null | tail -n 1 || true; }
 # The result row of `lava eval --format json`: the last line without an "event" key.
 eval_row() { grep -v '"event"' "$1" 2>/dev/null | tail -n 1 || true; }
 
+# seeds_finished PREFIX SEED...: "finished/planned" over the SEEDs; a seed is finished when PREFIX<seed>.eval.jsonl
+# has its result row (eval_row).
+seeds_finished() {
+  local prefix=$1 seed ok=0 all=0
+  shift
+  for seed in "$@"; do
+    all=$((all + 1))
+    [[ -n $(eval_row "$prefix$seed.eval.jsonl") ]] && ok=$((ok + 1))
+  done
+  echo "$ok/$all"
+}
+
 # fmt_num VALUE PRINTF_FORMAT: formats a number; missing, null and NaN values print as "–", and a magnitude of 1e7
 # or more in three significant figures (a diverged bound's PPL of 1e221 in %.2f is 224 digits).
 fmt_num() {

@@ -124,14 +124,8 @@ cell() {
   mean_sd "$3" "${values[@]}"
 }
 # n_seeds ATTN: "finished/planned" seeds (a finished one has its test evaluation).
-n_seeds() {
-  local seed ok=0 all=0
-  for seed in $(seeds_of "$1"); do
-    all=$((all + 1))
-    [ -n "$(eval_row "$nmt/logs/$1-s$seed.eval.jsonl")" ] && ok=$((ok + 1))
-  done
-  echo "$ok/$all"
-}
+# shellcheck disable=SC2046  # one word per seed
+n_seeds() { seeds_finished "$nmt/logs/$1-s" $(seeds_of "$1"); }
 # vqa_cell MIX ATTN KEY: mean ± sd of KEY over the VQA runs' test rows (every seed vqa-table1.sh trained).
 vqa_cell() {
   local f values=()

@@ -177,14 +177,8 @@ done_values() {
 }
 cell() { local f=$1; shift; mapfile -t vs < <(values "$@"); mean_sd "$f" "${vs[@]}"; }
 stops() { done_values "$1" "$2" stop | { grep -v '^$' || true; } | sort | uniq -c | awk '{ printf "%s%s ×%d", (NR > 1 ? ", " : ""), $2, $1 }'; }
-seeds_ok() {
-  local seed ok=0 all=0
-  for seed in $(seeds_of "$2"); do
-    ((++all))
-    [[ -n $(eval_row "$root/$1/logs/$2-s$seed.eval.jsonl") ]] && ((++ok))
-  done
-  echo "$ok/$all"
-}
+# shellcheck disable=SC2046  # one word per seed
+seeds_ok() { seeds_finished "$root/$1/logs/$2-s" $(seeds_of "$2"); }
 # The question types of a mix's test split, from its first finished evaluation.
 qtypes_of() {
   local f line

@@ -54,9 +54,9 @@ TEST_CASE("vqa collapse: q equal to the prior on one question type is flagged th
   CHECK(where.q_entropy == doctest::Approx(where.entropy).epsilon(1e-6));
   CHECK(what_at.q_entropy == doctest::Approx((entropy_of(q_sharp[0]) + entropy_of(q_sharp[1])) / 2).epsilon(1e-6));
   CHECK(where.kl < 1e-6);
-  CHECK(where.q_collapsed);
-  CHECK_FALSE(what_at.q_collapsed);
-  CHECK_FALSE(f.q_collapsed);  // over all questions q is informative: the totals hide the collapsed type
+  CHECK(where.q_collapsed());
+  CHECK_FALSE(what_at.q_collapsed());
+  CHECK_FALSE(f.q_collapsed());  // over all questions q is informative: the totals hide the collapsed type
   CHECK(f.q_entropy == doctest::Approx((2 * where.q_entropy + 2 * what_at.q_entropy) / 4).epsilon(1e-9));
   // Without q: no H(q), no verdict.
   VqaScores no_q = s;
@@ -65,7 +65,7 @@ TEST_CASE("vqa collapse: q equal to the prior on one question type is flagged th
   score_vqa_batch(AttnVariant::marginal, no_q, qs, ids, answers, sums_no_q);
   const VqaEvalFigures g = vqa_figures(sums_no_q, false);
   CHECK(std::isnan(g.q_entropy));
-  CHECK_FALSE(g.per_type[1].figures.q_collapsed);
+  CHECK_FALSE(g.per_type[1].figures.q_collapsed());
 }
 
 TEST_CASE("vqa collapse: lava eval warns once per question type where q sits on the prior") {

@@ -198,7 +198,7 @@ int cmd_eval_vqa(int argc, char** argv) {
   // Collapse confined to some question types is invisible in the totals (and to lava train's monitor, which
   // averages over all questions): one warning per collapsed type.
   auto warn_collapsed = [](const std::string& what, const VqaFigures& g) {
-    if (!g.q_collapsed) return;
+    if (!g.q_collapsed()) return;
     CollapseVerdict v;
     v.kl = g.kl, v.q_entropy = g.q_entropy, v.prior_entropy = g.entropy;
     std::fprintf(stderr, "lava eval: warning: %s: %s\n", what.c_str(), collapse_text(v, "question").c_str());

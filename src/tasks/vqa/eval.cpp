@@ -47,6 +47,10 @@ void VqaEvalSums::add(const VqaEvalSums& o) {
   for (const auto& [type, sums] : o.per_type) per_type[type].add(sums);
 }
 
+bool VqaFigures::q_collapsed() const {
+  return !std::isnan(q_entropy) && CollapseMonitor::collapsed(kl, q_entropy, entropy);
+}
+
 VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
   VqaFigures f;
   const AttentionEvalSums& a = s.attention;
@@ -62,10 +66,7 @@ VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
     f.entropy = a.entropy / a.tokens;
   }
   f.identity_error = a.max_identity_error;
-  if (has_q && !a.sampled && a.tokens > 0) {
-    f.q_entropy = a.q_entropy / a.tokens;
-    f.q_collapsed = CollapseMonitor::collapsed(f.kl, f.q_entropy, f.entropy);
-  }
+  if (has_q && !a.sampled && a.tokens > 0) f.q_entropy = a.q_entropy / a.tokens;
   if (a.sampled) {  // an importance-weighted estimate: no exact posterior behind kl_posterior
     f.kl_posterior = f.identity_error = NAN;
     if (a.tokens > 0) f.nll_mean_attn = -a.mean_attn_log_lik / a.tokens;

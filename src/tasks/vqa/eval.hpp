@@ -48,8 +48,9 @@ struct VqaFigures {
   double questions = 0, unseen = 0;
   double nll = NAN, accuracy = NAN, vqa_score = NAN, elbo = NAN, kl = NAN, kl_gap = NAN, kl_posterior = NAN;
   double identity_error = 0, entropy = NAN;
-  double q_entropy = NAN;    // H(q) per question (NaN without q, or sampled)
-  bool q_collapsed = false;  // q has fallen onto the prior on these questions (CollapseMonitor::collapsed)
+  double q_entropy = NAN;  // H(q) per question (NaN without q, or sampled)
+  // q has fallen onto the prior on these questions (CollapseMonitor's test; never without q: q_entropy is NaN).
+  bool q_collapsed() const;
   double region_questions = 0, region_acc_prior = NAN, region_acc_posterior = NAN, region_acc_q = NAN;
   double nll_mean_attn = NAN;  // sampled variants: nll at the mean attention (NmtEvalFigures::nll_mean_attn)
 };
