@@ -105,6 +105,8 @@ TEST_CASE("enumerated_output_objective: the value and gradients of linear_log_so
 }
 
 TEST_CASE("enumerated_output_objective: one and two threads give the same bits (float)") {
+  // Chunks of 12 queries (240 rows), so N = 16 takes two: the first runs query-major on both thread counts, the
+  // short second one (4 queries) query-major on one thread and split by rows on two, so the two paths are compared.
   const Problem p{16, 20, 64, 2000};
   const int before = omp_get_max_threads();
   for (EnumeratedObjective kind : kKinds) {
