@@ -76,11 +76,8 @@ done
 pool_wait || die "a run failed (see the messages above)"
 
 # cell VARIANT KEY FORMAT: mean ± sd over the seeds of KEY in the eval rows.
-cell() {
-  local seed values=()
-  for seed in $seeds; do values+=("$(json_get "$(eval_row "$out/logs/$1-s$seed.eval.jsonl")" "$2")"); done
-  mean_sd "$3" "${values[@]}"
-}
+# shellcheck disable=SC2086  # one word per seed
+cell() { seed_cell "$3" "$out/logs/$1-s" eval.jsonl "$2" $seeds; }
 # train_cell VARIANT KEY EVENT FORMAT: the same for the last training line of EVENT.
 train_cell() {
   local seed values=()

@@ -152,11 +152,17 @@ run_lava() {
   shift 2
   # COMMANDS_LOG: every command line run, as a shell would read it back (experiments/paper-tables.sh's commands.txt).
   [ -z "${COMMANDS_LOG:-}" ] || { printf '%q ' "$LAVA" "$@"; printf '\n'; } >>"$COMMANDS_LOG"
+  local t0=$EPOCHREALTIME
   if [ "${RUN_LAVA_APPEND:-0}" = 1 ]; then
     "$LAVA" "$@" >>"$out" 2>>"$err" || rc=$?
   else
     "$LAVA" "$@" >"$out" 2>"$err" || rc=$?
   fi
+  # COMMANDS_LOG.times: the wall seconds, exit status and subcommand of each finished run (the evaluations' time is
+  # in no JSON line; paper-tables.sh sums it with the training runs' own "seconds").
+  [ -z "${COMMANDS_LOG:-}" ] ||
+    printf '%s\t%d\t%s\t%s\n' "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" "$rc" "$1" \
+      "$out" >>"$COMMANDS_LOG.times"
   if [ "$rc" != 0 ]; then
     {
       echo "$SCRIPT: error: lava failed with exit code $rc:"
@@ -214,6 +220,29 @@ mean_sd() {
   printf '%s\n' "$@" | awk -v f="$f" '$1 != "" && $1 != "null" && tolower($1) !~ /nan/ { x[n++] = $1; t += $1 }
     END { if (!n) { printf "–"; exit } m = t / n; s = sprintf(f, m); if (s ~ /^-[0.]*$/) s = substr(s, 2); printf "%s", s
           if (n > 1) { for (i = 0; i < n; i++) v += (x[i] - m) ^ 2; printf " ± " f, sqrt(v / (n - 1)) } }'
+}
+
+# seed_values PREFIX SUFFIX KEY SEED...: KEY of each seed's file PREFIX<SEED>.SUFFIX, one per line: from its
+# evaluation row, or, for SUFFIX train.jsonl, from its training "done" line (empty where there is none).
+seed_values() {
+  local prefix=$1 suffix=$2 key=$3 seed line
+  shift 3
+  for seed in "$@"; do
+    if [ "$suffix" = train.jsonl ]; then
+      line=$(last_line_with "$prefix$seed.$suffix" '"event":"done"')
+    else
+      line=$(eval_row "$prefix$seed.$suffix")
+    fi
+    json_get "$line" "$key"
+    echo
+  done
+}
+# seed_cell FORMAT PREFIX SUFFIX KEY SEED...: mean ± sd (mean_sd FORMAT) of seed_values over the seeds.
+seed_cell() {
+  local format=$1 values
+  shift
+  mapfile -t values < <(seed_values "$@")
+  mean_sd "$format" "${values[@]}"
 }
 
 # fmt_duration SECONDS: "42s", "3m05s" or "2h07m".

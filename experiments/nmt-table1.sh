@@ -180,24 +180,9 @@ for seed in $all_seeds; do
 done
 pool_wait || die "a run failed (see the messages above)"
 
-# figure ATTN KEY [train]: KEY of every seed's eval row (or of its training "done" line), one per line.
-figure() {
-  local seed
-  for seed in $(seeds_of "$1"); do
-    if [ "${3:-}" = train ]; then
-      json_get "$(last_line_with "$out/logs/$1-s$seed.train.jsonl" '"event":"done"')" "$2"
-    else
-      json_get "$(eval_row "$out/logs/$1-s$seed.eval.jsonl")" "$2"
-    fi
-    echo
-  done
-}
-# cell ATTN KEY FORMAT [train]: mean ± sd of KEY over the seeds.
-cell() {
-  local values
-  mapfile -t values < <(figure "$1" "$2" "${4:-}")
-  mean_sd "$3" "${values[@]}"
-}
+# cell ATTN KEY FORMAT [train]: mean ± sd of KEY over the seeds' test rows (or their training "done" lines).
+# shellcheck disable=SC2046  # one word per seed
+cell() { seed_cell "$3" "$out/logs/$1-s" "$([ "${4:-}" = train ] && echo train || echo eval).jsonl" "$2" $(seeds_of "$1"); }
 
 # The table: the paper's Table 1 rows and columns (Model, Objective, E, PPL, BLEU), then the figures LAVA adds.
 {

@@ -109,20 +109,9 @@ if ((!tables_only)); then
   pool_wait || die "a K-max evaluation failed (see the messages above)"
 fi
 
-# figures ATTN KEY FILE_SUFFIX: KEY of every seed's row in logs/ATTN-sSEED.FILE_SUFFIX, one per line.
-figures() {
-  local seed
-  for seed in $(seeds_of "$1"); do
-    json_get "$(eval_row "$nmt/logs/$1-s$seed.$3")" "$2"
-    echo
-  done
-}
-# cell ATTN KEY FORMAT FILE_SUFFIX: mean ± sd over the seeds.
-cell() {
-  local values
-  mapfile -t values < <(figures "$1" "$2" "$4")
-  mean_sd "$3" "${values[@]}"
-}
+# cell ATTN KEY FORMAT FILE_SUFFIX: mean ± sd of KEY over the seeds' rows in logs/ATTN-sSEED.FILE_SUFFIX.
+# shellcheck disable=SC2046  # one word per seed
+cell() { seed_cell "$3" "$nmt/logs/$1-s" "$4" "$2" $(seeds_of "$1"); }
 # n_seeds ATTN: "finished/planned" seeds (a finished one has its test evaluation).
 # shellcheck disable=SC2046  # one word per seed
 n_seeds() { seeds_finished "$nmt/logs/$1-s" $(seeds_of "$1"); }
@@ -177,6 +166,39 @@ if ((${#kmax_args[@]})); then
     --y-label "test PPL" --title "Translation: test PPL against K (seed 1), the paper's Table 2 right" \
     "${kmax_args[@]}" 2>>"$out/nmt.log" || log "warning: no K-max evaluations yet"
 fi
+
+# compute_table: what the runs cost, from their own records. Training: the "seconds" of every finished run's "done"
+# line (over all its sessions, validations included); evaluation: the wall seconds run_lava logged for each eval
+# (commands.txt.times; evaluations from before that log existed are counted as missing). Each run uses --threads
+# threads, --jobs at a time, so a whole run's wall time is about the sum over --jobs.
+compute_table() {
+  local task files
+  echo "| task | finished training runs | updates | training (run-hours) | evaluations timed | evaluation (run-hours) |"
+  echo "|---|--:|--:|--:|--:|--:|"
+  for task in nmt vqa; do
+    if [ "$task" = nmt ]; then files=("$nmt"/logs/*.train.jsonl); else files=("$vqa"/*/logs/*.train.jsonl); fi
+    local runs=0 steps=0 secs=0 line
+    for f in "${files[@]}"; do
+      [ -f "$f" ] || continue
+      line=$(finished_done_line "$f")
+      [ -n "$line" ] || continue
+      runs=$((runs + 1))
+      steps=$((steps + $(json_get "$line" steps)))
+      secs=$(awk -v a="$secs" -v b="$(json_get "$line" seconds)" 'BEGIN { print a + b }')
+    done
+    local evals="0 0"
+    [ -f "$out/commands.txt.times" ] && evals=$(awk -F '\t' -v dir="/$task/" \
+      '$3 == "eval" && $2 == 0 && index($4, dir) { n++; s += $1 } END { printf "%d %.1f", n, s }' \
+      "$out/commands.txt.times")
+    read -r n_eval s_eval <<<"$evals"
+    printf '| %s | %d | %d | %.2f | %d | %.2f |\n' "$task" "$runs" "$steps" "$(awk -v s="$secs" 'BEGIN { print s / 3600 }')" \
+      "$n_eval" "$(awk -v s="$s_eval" 'BEGIN { print s / 3600 }')"
+  done
+  echo
+  echo "Run-hours: each run's own wall time at --threads $THREADS; with --jobs $JOBS at a time the whole takes about" \
+    "their sum over $JOBS. Times depend on the machine's load (a run sharing its core with another process reports" \
+    "the slower time), the figures above do not."
+}
 
 # ---- The tables ----
 {
@@ -237,6 +259,10 @@ fi
     echo
     cat "$vqa/table.md"
   fi
+  echo
+  echo "## Compute"
+  echo
+  compute_table
 } >"$out/tables.md"
 
 # One JSON line per run (Table 1's rows) and per K-max evaluation.

@@ -246,3 +246,48 @@ TEST_CASE("nmt-table1 --table-only leaves the folder of a running invocation alo
   CHECK(r.out.find("| `soft` | 16.50 |") != std::string::npos);
   CHECK(r.out.find("| `marginal` | – |") != std::string::npos);
 }
+
+TEST_CASE("seed_cell averages the seeds' test rows or training done lines; run_lava logs each run's wall time") {
+  TempDir tmp("exp_seed_cell");
+  const std::string p = tmp.file("soft-s");
+  write_text(p + "1.eval.jsonl", "{\"event\":\"progress\"}\n{\"attn\":\"soft\",\"ppl\":10}\n");
+  write_text(p + "2.eval.jsonl", "{\"attn\":\"soft\",\"ppl\":12}\n");
+  write_text(p + "1.train.jsonl", "{\"event\":\"epoch\",\"steps\":5}\n{\"event\":\"done\",\"steps\":40}\n");
+  const CliResult r = run_bash(kLib + "seed_cell %.1f '" + p + "' eval.jsonl ppl 1 2 3; echo;"
+                                      " seed_cell %.0f '" + p + "' train.jsonl steps 1 2; echo\n");
+  CHECK(r.code == 0);
+  CHECK(r.out == "11.0 ± 1.4\n40\n");
+  // run_lava: the command line in COMMANDS_LOG, and its wall seconds, exit status, subcommand and output file in
+  // COMMANDS_LOG.times once it has finished.
+  const std::string log = tmp.file("commands.txt"), out = tmp.file("o.jsonl");
+  const CliResult ran = run_bash(kLib + "LAVA=true COMMANDS_LOG='" + log + "' run_lava '" + out + "' '" +
+                                 tmp.file("e.log") + "' eval --model m\n");
+  CHECK(ran.code == 0);
+  CHECK(slurp(log) == "true eval --model m \n");
+  const std::string times = slurp(log + ".times");
+  CHECK(times.find("\t0\teval\t" + out + "\n") != std::string::npos);
+  CHECK(std::stod(times) < 5);
+}
+
+TEST_CASE("paper-tables --tables-only sums the finished runs' training and timed evaluation run-hours") {
+  TempDir tmp("exp_paper_compute");
+  const std::string out = tmp.file("pt"), logs = out + "/nmt/logs";
+  REQUIRE(run_bash("mkdir -p " + logs + "\n").code == 0);
+  write_text(out + "/nmt/settings.txt", "mode: converged\n  --attn soft: seeds 1 2 3\nthreads: 1, jobs: 2\n");
+  for (const char* s : {"1", "2"}) write_text(logs + "/soft-s" + s + ".eval.jsonl", "{\"attn\":\"soft\",\"ppl\":16}\n");
+  write_text(logs + "/soft-s1.train.jsonl", "{\"event\":\"done\",\"stop\":\"patience\",\"steps\":40,\"seconds\":1800}\n");
+  write_text(logs + "/soft-s2.train.jsonl", "{\"event\":\"done\",\"stop\":\"epochs\",\"steps\":60,\"seconds\":5400}\n");
+  // seed 3 was stopped by a signal: not finished, not counted
+  write_text(logs + "/soft-s3.train.jsonl", "{\"event\":\"stopped\",\"signal\":\"SIGTERM\",\"steps\":7}\n");
+  // two timed evaluations, one failed one (not counted), one of the VQA task (its own row)
+  write_text(out + "/commands.txt.times", "360.0\t0\teval\t" + logs + "/soft-s1.eval.jsonl\n720.0\t0\teval\t" + logs +
+                                              "/soft-s2.eval.jsonl\n99\t1\teval\t" + logs + "/x.jsonl\n36\t0\teval\t" +
+                                              out + "/vqa/default/logs/soft-s1.eval.jsonl\n");
+  const CliResult r = run_bash("LAVA=" + lava_bin() + " experiments/paper-tables.sh --out " + out +
+                               " --tables-only --no-vqa\n");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string tables = slurp(out + "/tables.md");
+  CHECK(tables.find("| nmt | 2 | 100 | 2.00 | 2 | 0.30 |") != std::string::npos);
+  CHECK(tables.find("| vqa | 0 | 0 | 0.00 | 1 | 0.01 |") != std::string::npos);
+}
