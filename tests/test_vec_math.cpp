@@ -116,6 +116,45 @@ TEST_CASE("vec_math: array helpers match plain loops for every tail length") {
   }
 }
 
+TEST_CASE("vec_math: 16 lanes give the 8-lane bits; sums keep 8 lane sums in order; add_then_max is add then max") {
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 100, 10007}) {
+    CAPTURE(n);
+    std::vector<float> x(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      x[size_t(i)] = float(std::sin(0.37 * double(i * i + n))) * 20.f;
+      b[size_t(i)] = float(std::cos(0.11 * double(i))) * 3.f;
+    }
+    // Every element as the 8-lane exp computes it, one lane block at a time.
+    std::vector<float> e8(static_cast<size_t>(n)), e(static_cast<size_t>(n));
+    const float m = vmath::max_array(x.data(), n);
+    for (int64_t i = 0; i < n; i += vmath::kLanes) {
+      const int64_t k = std::min<int64_t>(vmath::kLanes, n - i);
+      vmath::store_partial(e8.data() + i, vmath::exp_v(vmath::load_partial(x.data() + i, k, 0.f) - m), k);
+    }
+    // The sum the 8-lane loop forms: lane l sums elements l, l + 8, l + 16, ... in order; then lanes 0..7.
+    float lanes[vmath::kLanes] = {};
+    for (int64_t i = 0; i < n; ++i) lanes[i % vmath::kLanes] += e8[size_t(i)];
+    float ref = 0;
+    for (float l : lanes) ref += l;
+    const float s = vmath::sum_exp_shifted(e.data(), x.data(), m, n);
+    CHECK(std::bit_cast<uint32_t>(s) == std::bit_cast<uint32_t>(ref));
+    CHECK(e == e8);
+    std::vector<float> t(static_cast<size_t>(n)), t8(static_cast<size_t>(n));
+    vmath::tanh_array(t.data(), x.data(), n);
+    for (int64_t i = 0; i < n; i += vmath::kLanes) {
+      const int64_t k = std::min<int64_t>(vmath::kLanes, n - i);
+      vmath::store_partial(t8.data() + i, vmath::tanh_v(vmath::load_partial(x.data() + i, k, 0.f)), k);
+    }
+    CHECK(t == t8);
+    std::vector<float> sum = x;
+    const float mx = vmath::add_then_max(sum.data(), b.data(), n);
+    std::vector<float> ref_sum(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ref_sum[size_t(i)] = x[size_t(i)] + b[size_t(i)];
+    CHECK(sum == ref_sum);
+    CHECK(mx == *std::max_element(ref_sum.begin(), ref_sum.end()));
+  }
+}
+
 TEST_CASE("vec_math: double instantiations are libm") {
   const double x[3] = {-3.5, 0.25, 2.0};
   double y[3];

@@ -37,8 +37,7 @@ void output_chunk_logits(T* logits, const T* x, const PackedB<T>& W, int64_t row
 // When keep_e, leaves e[v] = exp(l[v] − m) in l for the backward pass (else l keeps the logits).
 template <class T>
 inline T row_log_softmax_pick(T* l, const T* b, int64_t V, int32_t y, T& m, T& lse, bool keep_e) {
-  for (int64_t v = 0; v < V; ++v) l[v] += b[v];
-  m = vmath::max_array(l, V);
+  m = vmath::add_then_max(l, b, V);
   const T picked = l[y];
   lse = m + std::log(vmath::sum_exp_shifted(keep_e ? l : nullptr, l, m, V));
   return picked - lse;
