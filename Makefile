@@ -206,7 +206,7 @@ FUZZ_NAMES   := safetensors npy idx mo corpus questions alignment config toy_par
 FUZZ_LIB_SRC := src/core/atomic_file.cpp src/core/quote_input.cpp src/core/utf8.cpp src/core/json.cpp src/core/json_write.cpp \
                 src/nn/safetensors.cpp src/data/npy_file.cpp src/data/idx_reader.cpp src/data/mo_file.cpp \
                 src/data/parallel_corpus.cpp src/data/vocab.cpp src/data/tokenize.cpp src/data/vqa_questions.cpp src/data/scenes.cpp \
-                src/data/scene_captions.cpp \
+                src/data/scene_questions.cpp src/data/scene_captions.cpp \
                 src/data/alignment.cpp src/cli/config_file.cpp src/tasks/toy/params.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)

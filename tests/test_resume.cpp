@@ -1,47 +1,36 @@
-// lava train --task nmt: stopping and resuming. A run stopped mid-epoch (by --max-steps, or by SIGTERM in a child
-// process) and resumed gives the uninterrupted run's bits; the options of the resumed run are checked; a damaged
-// state is one InputError; a NaN step leaves the last state alone; --plot writes the pictures.
+// lava train --task nmt: stopping and resuming. A run stopped mid-epoch (by --max-steps) and resumed gives the
+// uninterrupted run's bits; the options of the resumed run are checked; a damaged state is one InputError; a NaN
+// step leaves the last state alone; --plot writes the pictures. Stops by a signal: tests/test_resume_signal.cpp.
 #include <doctest/doctest.h>
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <csignal>
+#include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <regex>
-#include <thread>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "check_input_error.hpp"
 #include "cli_runner.hpp"
-#include "core/stop_signal.hpp"
-#include "data/synth_task.hpp"
-#include "tasks/nmt/trainer.hpp"
-#include "train/resume_state.hpp"
 #include "nn/safetensors.hpp"
 #include "report/progress.hpp"
+#include "resume_fixture.hpp"
+#include "tasks/nmt/trainer.hpp"
 #include "temp_dir.hpp"
+#include "train/resume_state.hpp"
 
 using namespace lava;
 
 namespace {
 
-// 32 training pairs: 4 batches of 8 per epoch.
-const std::string& corpus_dir() {
-  static const TempDir dir("resume_corpus");
-  static const bool built = [] {
-    SynthOptions o;
-    o.out_dir = dir.dir.string();
-    o.train = 32, o.valid = 6, o.test = 2, o.min_len = 3, o.max_len = 6, o.vocab = 20, o.quiet = true;
-    build_synth_task(o);
-    return true;
-  }();
-  (void)built;
-  static const std::string path = dir.dir.string();
-  return path;
-}
+using resume_test::check_same_state;
+using resume_test::corpus_dir;
+using resume_test::lines_of;
+using resume_test::tiny_flags;
 
 NmtTrainOptions tiny_options(const std::string& save) {
   NmtTrainOptions o;
@@ -52,13 +41,6 @@ NmtTrainOptions tiny_options(const std::string& save) {
   o.loop.save = save;
   o.loop.format = OutputFormat::json;
   return o;
-}
-
-// The same flags for build/lava.
-std::string tiny_flags() {
-  return "--data " + corpus_dir() +
-         " --attn var-sample --emb-size 8 --hidden-size 12 --attn-size 6 --inf-hidden 6 --dropout 0.3 --batch-size 8 "
-         "--lr 0.02 --seed 7 --format json -q";
 }
 
 // Runs f with stdout (the trainer's JSON lines) going to `path` and stderr to `path`.err, progress lines off.
@@ -89,17 +71,6 @@ void capture_stdout(const std::string& path, F&& f) {
   restore();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
 // Per-epoch JSON lines without the timing fields, which may differ.
 std::vector<std::string> epoch_lines(const std::string& text) {
   static const std::regex timing("\"(seconds|tokens_per_s)\":[^,}]*,?");
@@ -110,24 +81,6 @@ std::vector<std::string> epoch_lines(const std::string& text) {
 }
 
 bool is_partial(const std::string& line) { return line.find("\"partial\":true") != std::string::npos; }
-
-// Two resume states hold the same bits: every tensor, and every metadata entry except the wall-clock times (the
-// training time, and each history line's fourth field).
-void check_same_state(const std::string& a_path, const std::string& b_path) {
-  const SafetensorsFile a = load_safetensors(a_path), b = load_safetensors(b_path);
-  REQUIRE(a.tensors.size() == b.tensors.size());
-  for (size_t i = 0; i < a.tensors.size(); ++i) {
-    CAPTURE(a.tensors[i].name);
-    CHECK(a.tensors[i].name == b.tensors[i].name);
-    REQUIRE(a.tensors[i].data.size() == b.tensors[i].data.size());
-    CHECK(std::memcmp(a.tensors[i].data.data(), b.tensors[i].data.data(), a.tensors[i].data.size() * 4) == 0);
-  }
-  auto am = a.metadata, bm = b.metadata;
-  am.erase("state.seconds"), bm.erase("state.seconds");
-  const std::regex seconds("^(\\S+ \\S+ \\S+) \\S+", std::regex::multiline);
-  for (auto* m : {&am, &bm}) (*m)["history"] = std::regex_replace((*m)["history"], seconds, "$1 _");
-  CHECK(am == bm);
-}
 
 }  // namespace
 
@@ -319,97 +272,4 @@ TEST_CASE("resume: --plot writes learning curves and attention heatmaps with the
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   CHECK(std::filesystem::exists(o.plot_dir + "/attention-1.svg"));
   CHECK(!std::filesystem::exists(o.plot_dir + "/attention-1-q.svg"));
-}
-
-TEST_CASE("resume: a second signal outside a save stops at once; during one it waits") {
-  struct sigaction before {};
-  ::sigaction(SIGTERM, nullptr, &before);
-  {
-    StopSignalGuard guard;
-    CHECK(stop_signal_received() == 0);
-    ::raise(SIGTERM);
-    CHECK(stop_signal_received() == SIGTERM);
-    SaveShield shield;
-    ::raise(SIGTERM);  // recorded, not fatal
-    CHECK(stop_signal_received() == SIGTERM);
-  }
-  struct sigaction after {};
-  ::sigaction(SIGTERM, nullptr, &after);
-  CHECK(reinterpret_cast<void*>(after.sa_handler) == reinterpret_cast<void*>(before.sa_handler));  // restored
-  CHECK(signal_name(SIGINT) == "SIGINT");
-
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    StopSignalGuard guard;
-    ::raise(SIGINT);
-    ::raise(SIGINT);  // no save in progress: the default action
-    ::_exit(0);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  CHECK(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGINT);
-}
-
-TEST_CASE("resume: SIGTERM stops `lava train` with exit 143 and a state that resumes exactly") {
-  TempDir tmp("resume_sig");
-  const std::string model = tmp.file("m.st"), state = resume_state_path(model);
-  const std::string out = tmp.file("stdout"), err = tmp.file("stderr");
-  // A run that would go on for a minute, writing its state after every step.
-  const std::string cmd = lava_bin() + " train " + tiny_flags() + " --epochs 100000 --max-minutes 1 --checkpoint-every 1" +
-                          " --save " + model + " >" + out + " 2>" + err + " </dev/null";
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  // Once the state exists the handlers are installed (they are before the first step).
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
-  int status = 0;
-  bool exited = false;
-  while (!std::filesystem::exists(state) && Clock::now() < deadline && !exited) {
-    exited = ::waitpid(child, &status, WNOHANG) == child;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  const bool started = std::filesystem::exists(state);
-  if (!exited) ::kill(child, started ? SIGTERM : SIGKILL);
-  while (!exited && Clock::now() < deadline + std::chrono::seconds(30)) {
-    exited = ::waitpid(child, &status, WNOHANG) == child;
-    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (!exited) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-  }
-  const std::string err_text = slurp(err);
-  INFO(err_text);
-  REQUIRE(started);
-  REQUIRE(exited);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 143);
-  // The stop is reported on one line. Whether epoch 1 ended before the signal (and so printed the tiny model's
-  // collapse warning) depends on timing, so warnings are not counted.
-  size_t stop_lines = 0;
-  for (const std::string& l : lines_of(err_text))
-    if (l.find("lava train: warning:") == std::string::npos) ++stop_lines;
-  CHECK(stop_lines == 1);
-  CHECK(err_text.find("SIGTERM") != std::string::npos);
-  CHECK(err_text.find("--resume " + state) != std::string::npos);
-  std::smatch m;
-  REQUIRE(std::regex_search(err_text, m, std::regex("after step ([0-9]+)")));
-  const long steps = std::stol(m[1]);
-  CHECK(slurp(out).find("\"event\":\"stopped\"") != std::string::npos);
-
-  // Resume to three steps past the stop, and compare with a run that went there without stopping.
-  const std::string to = " --epochs 100000 --max-steps " + std::to_string(steps + 3);
-  const CliResult resumed = run_lava("train " + tiny_flags() + to + " --resume " + state);
-  CHECK(resumed.code == 0);
-  const std::string ref = tmp.file("ref.st");
-  const CliResult straight = run_lava("train " + tiny_flags() + to + " --save " + ref);
-  CHECK(straight.code == 0);
-  CHECK(slurp(model) == slurp(ref));
-  check_same_state(state, resume_state_path(ref));
 }
