@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 struct CliResult {
@@ -22,6 +23,18 @@ struct CliResult {
 inline std::string lava_bin() {
   const char* b = std::getenv("LAVA_BIN");
   return b ? b : "build/lava";
+}
+
+// The lines of text, without their '\n' (a last line without one is kept).
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return out;
 }
 
 inline std::string temp_path(const std::string& name) {

@@ -38,17 +38,6 @@ inline std::string tiny_flags() {
          "--lr 0.02 --seed 7 --format json -q";
 }
 
-inline std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
 // Two resume states hold the same bits: every tensor, and every metadata entry except the wall-clock times (the
 // training time, and each history line's fourth field).
 inline void check_same_state(const std::string& a_path, const std::string& b_path) {

@@ -29,7 +29,6 @@ namespace {
 
 using resume_test::check_same_state;
 using resume_test::corpus_dir;
-using resume_test::lines_of;
 using resume_test::tiny_flags;
 
 NmtTrainOptions tiny_options(const std::string& save) {

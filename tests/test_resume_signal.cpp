@@ -20,7 +20,6 @@
 
 using namespace lava;
 using resume_test::check_same_state;
-using resume_test::lines_of;
 using resume_test::tiny_flags;
 
 TEST_CASE("resume: a second signal outside a save stops at once; during one it waits") {

@@ -51,17 +51,6 @@ std::string task_flags(const std::string& task) {
          "--seed 5 --threads 1 --format json -q";
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return out;
-}
-
 // Validation lines without timing fields; a stop's own partial line only if `keep_partial`.
 std::vector<std::string> epoch_lines(const std::string& text, bool keep_partial) {
   static const std::regex timing("\"(seconds|tokens_per_s)\":[^,}]*,?");
