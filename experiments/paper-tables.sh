@@ -112,6 +112,17 @@ fi
 # cell ATTN KEY FORMAT FILE_SUFFIX: mean ± sd of KEY over the seeds' rows in logs/ATTN-sSEED.FILE_SUFFIX.
 # shellcheck disable=SC2046  # one word per seed
 cell() { seed_cell "$3" "$nmt/logs/$1-s" "$4" "$2" $(seeds_of "$1"); }
+# kmax_seeds ATTN: its seeds whose K-max evaluation (Table 2) is finished, so that both columns of a Table 2 row
+# average the same models.
+kmax_seeds() {
+  local seed
+  for seed in $(seeds_of "$1"); do
+    [ -z "$(eval_row "$nmt/logs/$1-s$seed.k$KMAX_K.bleu.jsonl")" ] || printf '%s ' "$seed"
+  done
+}
+# kmax_cell ATTN KEY FORMAT FILE_SUFFIX: cell over kmax_seeds.
+# shellcheck disable=SC2046  # one word per seed
+kmax_cell() { seed_cell "$3" "$nmt/logs/$1-s" "$4" "$2" $(kmax_seeds "$1"); }
 # n_seeds ATTN: "finished/planned" seeds (a finished one has its test evaluation).
 # shellcheck disable=SC2046  # one word per seed
 n_seeds() { seeds_finished "$nmt/logs/$1-s" $(seeds_of "$1"); }
@@ -219,16 +230,19 @@ compute_table() {
   echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"
   for attn in $KMAX_VARIANTS; do
     row=$(paper_row "$attn")
-    echo "| ${row%% | *} | ${row##* | } | \`$attn\` | $(cell "$attn" ppl %.2f eval.jsonl) |" \
-      "$(cell "$attn" ppl %.2f "k$KMAX_K.bleu.jsonl") |" \
+    k_seeds=$(kmax_seeds "$attn")
+    echo "| ${row%% | *} | ${row##* | } | \`$attn\` | $(kmax_cell "$attn" ppl %.2f eval.jsonl) |" \
+      "$(kmax_cell "$attn" ppl %.2f "k$KMAX_K.bleu.jsonl") |" \
       "$(paper_figure nmt "$attn" ppl) / $(paper_figure nmt "$attn" ppl_kmax) |" \
-      "$(cell "$attn" bleu %.2f eval.jsonl) | $(cell "$attn" bleu %.2f "k$KMAX_K.bleu.jsonl") |" \
-      "$(paper_figure nmt "$attn" bleu) / $(paper_figure nmt "$attn" bleu_kmax) | $(n_seeds "$attn") |"
+      "$(kmax_cell "$attn" bleu %.2f eval.jsonl) | $(kmax_cell "$attn" bleu %.2f "k$KMAX_K.bleu.jsonl") |" \
+      "$(paper_figure nmt "$attn" bleu) / $(paper_figure nmt "$attn" bleu_kmax) |" \
+      "$(wc -w <<<"$k_seeds")/$(seeds_of "$attn" | wc -w) |"
   done
   echo
   echo "K-max keeps the prior's K largest positions and renormalises (paper-notes §1.7); BLEU is beam $beam on" \
     "$([ "$limit" = 0 ] && echo "the whole test set" || echo "the first $limit test sentences"). PPL against K" \
-    "= 1..10 (seed 1): kmax.svg."
+    "= 1..10 (seed 1): kmax.svg. Seeds: those with a K-max evaluation, of those planned; both columns of a row" \
+    "average the same models."
   echo
   echo "## Table 3: inference alternatives and prior entropy"
   echo

@@ -269,11 +269,16 @@ TEST_CASE("seed_cell averages the seeds' test rows or training done lines; run_l
   CHECK(std::stod(times) < 5);
 }
 
-TEST_CASE("paper-tables --tables-only sums the finished runs' training and timed evaluation run-hours") {
+TEST_CASE("paper-tables --tables-only: Table 2 over the seeds with a K-max evaluation; the run-hours of the runs") {
   TempDir tmp("exp_paper_compute");
   const std::string out = tmp.file("pt"), logs = out + "/nmt/logs";
   REQUIRE(run_bash("mkdir -p " + logs + "\n").code == 0);
-  write_text(out + "/nmt/settings.txt", "mode: converged\n  --attn soft: seeds 1 2 3\nthreads: 1, jobs: 2\n");
+  write_text(out + "/nmt/settings.txt",
+             "mode: converged\n  --attn soft: seeds 1 2 3\n  --attn marginal: seeds 1 2\nthreads: 1, jobs: 2\n");
+  // Table 2: marginal's K-max evaluation exists for seed 1 only, so both its columns are seed 1's figures.
+  write_text(logs + "/marginal-s1.eval.jsonl", "{\"attn\":\"marginal\",\"ppl\":12,\"bleu\":20}\n");
+  write_text(logs + "/marginal-s2.eval.jsonl", "{\"attn\":\"marginal\",\"ppl\":14,\"bleu\":22}\n");
+  write_text(logs + "/marginal-s1.k5.bleu.jsonl", "{\"attn\":\"marginal\",\"ppl\":13.5,\"bleu\":19.5,\"kmax\":5}\n");
   for (const char* s : {"1", "2"}) write_text(logs + "/soft-s" + s + ".eval.jsonl", "{\"attn\":\"soft\",\"ppl\":16}\n");
   write_text(logs + "/soft-s1.train.jsonl", "{\"event\":\"done\",\"stop\":\"patience\",\"steps\":40,\"seconds\":1800}\n");
   write_text(logs + "/soft-s2.train.jsonl", "{\"event\":\"done\",\"stop\":\"epochs\",\"steps\":60,\"seconds\":5400}\n");
@@ -290,4 +295,6 @@ TEST_CASE("paper-tables --tables-only sums the finished runs' training and timed
   const std::string tables = slurp(out + "/tables.md");
   CHECK(tables.find("| nmt | 2 | 100 | 2.00 | 2 | 0.30 |") != std::string::npos);
   CHECK(tables.find("| vqa | 0 | 0 | 0.00 | 1 | 0.01 |") != std::string::npos);
+  CHECK(tables.find("| `marginal` | 12.00 | 13.50 | 6.34 / 6.90 | 20.00 | 19.50 | 33.29 / 33.31 | 1/2 |") !=
+        std::string::npos);
 }
