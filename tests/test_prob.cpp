@@ -27,13 +27,7 @@ using namespace lava;
 
 namespace {
 
-using prob_test::check_estimate;
-using prob_test::check_moments;
-using prob_test::draw;
-using prob_test::Samples;
-using prob_test::Stats;
-using prob_test::stats_of;
-using prob_test::V;
+using namespace prob_test;
 
 double gamma_fn(double x) { return std::exp(log_gamma(x)); }
 

@@ -16,13 +16,7 @@
 #include "tensor/special_math.hpp"
 
 using namespace lava;
-using prob_test::check_estimate;
-using prob_test::check_moments;
-using prob_test::draw;
-using prob_test::Samples;
-using prob_test::Stats;
-using prob_test::stats_of;
-using prob_test::V;
+using namespace prob_test;
 
 TEST_CASE("prob: gamma samples have mean α, variance α and E[log z] = ψ(α)") {
   const CounterRng rng(1, stream_id("test/gamma"));

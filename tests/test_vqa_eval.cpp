@@ -15,11 +15,7 @@
 #include "vqa_tiny_model.hpp"
 
 using namespace lava;
-using vqa_test::first;
-using vqa_test::load;
-using vqa_test::Loaded;
-using vqa_test::tiny_config;
-using vqa_test::TinyVqa;
+using namespace vqa_test;
 
 namespace {
 

@@ -18,11 +18,7 @@ namespace lava {
 
 namespace {
 
-using scenes_detail::Draws;
-using scenes_detail::kClassNames;
-using scenes_detail::kClassPlurals;
-using scenes_detail::kPositionNames;
-using scenes_detail::scene_stream;
+using namespace scenes_detail;
 
 // The four relations: question phrase, qtype, and the neighbour's offset (row, column) from the named item.
 struct Relation {

@@ -16,11 +16,7 @@ namespace lava {
 
 namespace {
 
-using scenes_detail::Draws;
-using scenes_detail::kClassNames;
-using scenes_detail::kClassPlurals;
-using scenes_detail::kPositionNames;
-using scenes_detail::scene_stream;
+using namespace scenes_detail;
 
 constexpr std::string_view kFormat = "lava-scenes-1";
 constexpr std::array<std::string_view, 3> kSplits = {"train", "valid", "test"};
