@@ -202,8 +202,8 @@ compute_table() {
       '$3 == "eval" && $2 == 0 && index($4, dir) { n++; s += $1 } END { printf "%d %.1f", n, s }' \
       "$out/commands.txt.times")
     read -r n_eval s_eval <<<"$evals"
-    printf '| %s | %d | %d | %.2f | %d | %.2f |\n' "$task" "$runs" "$steps" "$(awk -v s="$secs" 'BEGIN { print s / 3600 }')" \
-      "$n_eval" "$(awk -v s="$s_eval" 'BEGIN { print s / 3600 }')"
+    printf '| %s | %d | %d | %.2f | %d | %.2f |\n' "$task" "$runs" "$steps" \
+      "$(awk -v s="$secs" 'BEGIN { print s / 3600 }')" "$n_eval" "$(awk -v s="$s_eval" 'BEGIN { print s / 3600 }')"
   done
   echo
   echo "Run-hours: each run's own wall time at --threads $THREADS; with --jobs $JOBS at a time the whole takes about" \

@@ -280,7 +280,8 @@ TEST_CASE("paper-tables --tables-only: Table 2 over the seeds with a K-max evalu
   write_text(logs + "/marginal-s2.eval.jsonl", "{\"attn\":\"marginal\",\"ppl\":14,\"bleu\":22}\n");
   write_text(logs + "/marginal-s1.k5.bleu.jsonl", "{\"attn\":\"marginal\",\"ppl\":13.5,\"bleu\":19.5,\"kmax\":5}\n");
   for (const char* s : {"1", "2"}) write_text(logs + "/soft-s" + s + ".eval.jsonl", "{\"attn\":\"soft\",\"ppl\":16}\n");
-  write_text(logs + "/soft-s1.train.jsonl", "{\"event\":\"done\",\"stop\":\"patience\",\"steps\":40,\"seconds\":1800}\n");
+  write_text(logs + "/soft-s1.train.jsonl",
+             "{\"event\":\"done\",\"stop\":\"patience\",\"steps\":40,\"seconds\":1800}\n");
   write_text(logs + "/soft-s2.train.jsonl", "{\"event\":\"done\",\"stop\":\"epochs\",\"steps\":60,\"seconds\":5400}\n");
   // seed 3 was stopped by a signal: not finished, not counted
   write_text(logs + "/soft-s3.train.jsonl", "{\"event\":\"stopped\",\"signal\":\"SIGTERM\",\"steps\":7}\n");

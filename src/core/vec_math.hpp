@@ -66,7 +66,8 @@ inline f32x16 mul_add(f32x16 a, f32x16 b, f32x16 c) {
 #if defined(__AVX512F__)
   return (f32x16)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #else
-  const f32x8 lo = mul_add(low_half(a), low_half(b), low_half(c)), hi = mul_add(high_half(a), high_half(b), high_half(c));
+  const f32x8 lo = mul_add(low_half(a), low_half(b), low_half(c));
+  const f32x8 hi = mul_add(high_half(a), high_half(b), high_half(c));
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 #endif
 }
