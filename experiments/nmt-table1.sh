@@ -182,7 +182,9 @@ pool_wait || die "a run failed (see the messages above)"
 
 # cell ATTN KEY FORMAT [train]: mean ± sd of KEY over the seeds' test rows (or their training "done" lines).
 # shellcheck disable=SC2046  # one word per seed
-cell() { seed_cell "$3" "$out/logs/$1-s" "$([ "${4:-}" = train ] && echo train || echo eval).jsonl" "$2" $(seeds_of "$1"); }
+cell() {
+  seed_cell "$3" "$out/logs/$1-s" "$([ "${4:-}" = train ] && echo train || echo eval).jsonl" "$2" $(seeds_of "$1")
+}
 
 # The table: the paper's Table 1 rows and columns (Model, Objective, E, PPL, BLEU), then the figures LAVA adds.
 {

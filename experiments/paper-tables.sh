@@ -120,9 +120,6 @@ kmax_seeds() {
     [ -z "$(eval_row "$nmt/logs/$1-s$seed.k$KMAX_K.bleu.jsonl")" ] || printf '%s ' "$seed"
   done
 }
-# kmax_cell ATTN KEY FORMAT FILE_SUFFIX: cell over kmax_seeds.
-# shellcheck disable=SC2046  # one word per seed
-kmax_cell() { seed_cell "$3" "$nmt/logs/$1-s" "$4" "$2" $(kmax_seeds "$1"); }
 # n_seeds ATTN: "finished/planned" seeds (a finished one has its test evaluation).
 # shellcheck disable=SC2046  # one word per seed
 n_seeds() { seeds_finished "$nmt/logs/$1-s" $(seeds_of "$1"); }
@@ -188,15 +185,17 @@ compute_table() {
   echo "|---|--:|--:|--:|--:|--:|"
   for task in nmt vqa; do
     if [ "$task" = nmt ]; then files=("$nmt"/logs/*.train.jsonl); else files=("$vqa"/*/logs/*.train.jsonl); fi
-    local runs=0 steps=0 secs=0 line
+    local runs=0 steps=0 seconds=() line
     for f in "${files[@]}"; do
       [ -f "$f" ] || continue
       line=$(finished_done_line "$f")
       [ -n "$line" ] || continue
       runs=$((runs + 1))
       steps=$((steps + $(json_get "$line" steps)))
-      secs=$(awk -v a="$secs" -v b="$(json_get "$line" seconds)" 'BEGIN { print a + b }')
+      seconds+=("$(json_get "$line" seconds)")
     done
+    local secs
+    secs=$(printf '%s\n' "${seconds[@]}" | awk '{ s += $1 } END { print s + 0 }')
     local evals="0 0"
     [ -f "$out/commands.txt.times" ] && evals=$(awk -F '\t' -v dir="/$task/" \
       '$3 == "eval" && $2 == 0 && index($4, dir) { n++; s += $1 } END { printf "%d %.1f", n, s }' \
@@ -230,13 +229,14 @@ compute_table() {
   echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"
   for attn in $KMAX_VARIANTS; do
     row=$(paper_row "$attn")
-    k_seeds=$(kmax_seeds "$attn")
-    echo "| ${row%% | *} | ${row##* | } | \`$attn\` | $(kmax_cell "$attn" ppl %.2f eval.jsonl) |" \
-      "$(kmax_cell "$attn" ppl %.2f "k$KMAX_K.bleu.jsonl") |" \
+    read -ra k_seeds <<<"$(kmax_seeds "$attn")"
+    p=$nmt/logs/$attn-s k=k$KMAX_K.bleu.jsonl
+    echo "| ${row%% | *} | ${row##* | } | \`$attn\` | $(seed_cell %.2f "$p" eval.jsonl ppl "${k_seeds[@]}") |" \
+      "$(seed_cell %.2f "$p" "$k" ppl "${k_seeds[@]}") |" \
       "$(paper_figure nmt "$attn" ppl) / $(paper_figure nmt "$attn" ppl_kmax) |" \
-      "$(kmax_cell "$attn" bleu %.2f eval.jsonl) | $(kmax_cell "$attn" bleu %.2f "k$KMAX_K.bleu.jsonl") |" \
+      "$(seed_cell %.2f "$p" eval.jsonl bleu "${k_seeds[@]}") | $(seed_cell %.2f "$p" "$k" bleu "${k_seeds[@]}") |" \
       "$(paper_figure nmt "$attn" bleu) / $(paper_figure nmt "$attn" bleu_kmax) |" \
-      "$(wc -w <<<"$k_seeds")/$(seeds_of "$attn" | wc -w) |"
+      "${#k_seeds[@]}/$(seeds_of "$attn" | wc -w) |"
   done
   echo
   echo "K-max keeps the prior's K largest positions and renormalises (paper-notes §1.7); BLEU is beam $beam on" \

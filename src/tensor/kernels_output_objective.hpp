@@ -34,7 +34,6 @@ namespace lava::kernels {
 // Rows per chunk of the enumerated objective: whole groups of S rows, about kChunkRows of them.
 inline int64_t enumerated_chunk_rows(int64_t S) { return std::max<int64_t>(1, kChunkRows / S) * S; }
 
-
 // Φ_n (marginal, else expected) and the row weights a[s] = dJ/dlogf[n, s] / c_n (and dlw / c_n) of one query from
 // its S log f values, in double: Φ is a sum over positions that the caller reports, and π needs Φ to full precision.
 template <class T>
