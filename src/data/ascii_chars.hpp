@@ -1,6 +1,6 @@
 #pragma once
-// ASCII character classes for the message-text cleaners (text_clean.cpp, text_markup.cpp): bytes only, so a
-// multi-byte UTF-8 character is never a letter or digit here.
+// ASCII character classes for the message-text cleaners (text_clean.cpp, text_markup.cpp) and the --lang check of
+// gettext_corpus.cpp: bytes only, so a multi-byte UTF-8 character is never a letter or digit here.
 
 namespace lava {
 

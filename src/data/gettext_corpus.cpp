@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "data/ascii_chars.hpp"
 #include "data/debian_packages.hpp"
 #include "data/text_clean.hpp"
 #include "data/tokenize.hpp"
@@ -102,7 +103,7 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const std::string& lang = options.lang;
   if (lang.empty() || lang == "en" || !std::all_of(lang.begin(), lang.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '@';
+        return ascii_alpha(c) || c == '_' || c == '@';
       }))
     throw UsageError(
         fmt::format("--lang: {} is not a gettext language code other than en (e.g. de, fr, pt_BR)", quote_input(lang)));
