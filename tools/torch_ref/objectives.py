@@ -1,0 +1,116 @@
+"""Each attention variant's objective (the loss of a batch LAVA differentiates), and the evaluation sums and
+per-token figures `lava eval` reports."""
+import math
+
+import torch
+
+from .models import pick_y
+
+
+def xlogy_sum(q, a):
+    """sum_s q_s a_s over the positions with q_s > 0 (0 log 0 = 0; padding has a = -inf)."""
+    return torch.where(q > 0, q * torch.where(q > 0, a, torch.zeros_like(a)), torch.zeros_like(q)).sum(-1)
+
+
+def kl_cat(log_q, log_p):
+    return xlogy_sum(log_q.exp(), log_q - log_p.masked_fill(torch.isinf(log_p), 0.0))
+
+
+def one_hot_at(z, S):
+    return torch.nn.functional.one_hot(z, S).to(torch.float64)
+
+
+def objective(model, P, batch, noise, meta):
+    """The batch's loss (the scalar LAVA differentiates) for the model's variant."""
+    if hasattr(model, "loss"):
+        return model.loss(P, batch, noise)
+    f = model.forward(P, batch)
+    v, lp, y, mask = model.attn, f["log_prior"], f["y"], f["mask"]
+    B, T, S = lp.shape
+    lf = pick_y(f["log_f"], y)  # (B, T, S)
+    soft = pick_y(f["word_log_probs_at"](lp.exp()), y)  # log f(x, E_p z): (B, T)
+    if v in ("none", "soft"):
+        per = soft
+    elif v == "marginal":
+        per = torch.logsumexp(lp + lf, -1)
+    elif v == "hard-enum":
+        per = xlogy_sum(lp.exp(), lf)
+    elif v == "var-enum":
+        lq = f["log_q"]
+        per = xlogy_sum(lq.exp(), lf) - kl_cat(lq, lp)
+    elif v in ("hard-sample", "var-sample"):
+        lr = lp if v == "hard-sample" else f["log_q"]
+        z = noise.long().reshape(B, T)
+        lfz = torch.gather(lf, 2, z[..., None]).squeeze(-1)
+        lrz = torch.gather(lr, 2, z[..., None]).squeeze(-1)
+        per = lfz + (lfz - soft).detach() * lrz
+        if v == "var-sample":
+            per = per - kl_cat(f["log_q"], lp)
+    elif v == "var-gumbel":
+        lq = f["log_q"]
+        tau = float(meta["crosscheck/temperature"])
+        relaxed = torch.softmax((lq + noise.reshape(B, T, S)) / tau, -1)
+        per = pick_y(f["word_log_probs_at"](relaxed), y) - kl_cat(lq, lp)
+    elif v == "var-rws":
+        lq = f["log_q"]
+        K = int(meta["crosscheck/samples"])
+        z = noise.long().reshape(B, T, K)
+        g = lambda a: torch.gather(a, 2, z)  # (B, T, K)
+        lfk, lpk, lqk = g(lf), g(lp), g(lq)
+        w = torch.softmax((lpk - lqk + lfk).detach(), -1)
+        per = (w * (lfk + lpk + lqk)).sum(-1)
+    else:
+        raise ValueError(f"variant {v} is not in the reference")
+    return -(per * mask).sum() / B
+
+
+def evaluate(model, P, batches, kmax):
+    """The evaluation sums LAVA reports (README `lava eval`), over real target tokens."""
+    if hasattr(model, "eval_sums"):
+        return model.eval_sums(P, batches, evaluate.noises)
+    s = dict(tokens=0.0, log_lik=0.0, elbo=0.0, kl=0.0, kl_posterior=0.0, entropy=0.0, correct=0.0)
+    with torch.no_grad():
+        for batch in batches:
+            f = model.forward(P, batch)
+            lp, y, mask = f["log_prior"], f["y"], f["mask"]
+            S = lp.shape[-1]
+            if kmax > 0 and kmax < S:  # K-max: the top K prior positions (ties: the lower one), renormalised
+                order = torch.sort(-lp, stable=True, dim=-1).indices
+                keep = torch.zeros_like(lp, dtype=torch.bool).scatter(-1, order[..., :kmax], True)
+                lp = torch.log_softmax(lp.masked_fill(~keep, -math.inf), -1)
+            p = lp.exp()
+            H = -xlogy_sum(p, lp)
+            if model.attn == "none":  # a fixed average; K-max does not apply
+                w = f["src_real"].to(torch.float64)
+                w = (w / w.sum(-1, keepdim=True))[:, None, :].expand_as(lp)
+            else:
+                w = p
+            lf_all = f["log_f"]
+            if model.attn in ("none", "soft"):
+                words = f["word_log_probs_at"](w)  # (B, T, V)
+                log_lik = elbo = pick_y(words, y)
+                kl = kl_post = torch.zeros_like(log_lik)
+            else:
+                lf = pick_y(lf_all, y)
+                words = torch.logsumexp(lp[..., None] + lf_all, 2)  # the exact marginal over words (B, T, V)
+                log_lik = torch.logsumexp(lp + lf, -1)
+                lq = torch.log_softmax(f["log_q"], -1) if model.uses_q else lp
+                q = lq.exp()
+                lp_cut = lp.masked_fill(torch.isinf(lp), -1e300)  # LAVA's stand-in for log 0 where q > 0
+                elbo = xlogy_sum(q, lf + lp_cut - lq)
+                kl = xlogy_sum(q, lq - lp_cut)
+                kl_post = xlogy_sum(q, lq - (lp_cut + lf - log_lik[..., None]))
+            correct = (words.argmax(-1) == y)  # argmax ties: the first (lowest) id
+            m = mask.to(torch.float64)
+            s["tokens"] += float(m.sum())
+            for k, t in (("log_lik", log_lik), ("elbo", elbo), ("kl", kl), ("kl_posterior", kl_post),
+                         ("entropy", H), ("correct", correct.to(torch.float64))):
+                s[k] += float((t * m).sum())
+    return s
+
+
+def figures(s):
+    """Per-token figures from sums (as `lava eval` prints them)."""
+    n = max(1.0, s["tokens"])
+    return dict(nll=-s["log_lik"] / n, elbo=s["elbo"] / n, kl=s["kl"] / n, kl_gap=(s["log_lik"] - s["elbo"]) / n,
+                kl_posterior=s["kl_posterior"] / n, entropy=s["entropy"] / n, accuracy=s["correct"] / n)
