@@ -68,12 +68,18 @@ class Report:
             self.failed += 1
 
 
+def use_eval_noises(tensors, eval_set):
+    """The dump's noise of each evaluation batch (the sequence VAE's eps), for evaluate to read."""
+    evaluate.noises = [tensors.get(f"evalnoise/{k}") for k in range(len(eval_set))]
+
+
 def compare_training(path, every):
     """A whole training run of both implementations from one dump (`lava crosscheck-dump --data DIR`): the loss
     trajectories side by side, and the evaluation figures of each implementation's own trained model."""
     tensors, meta = read_safetensors(path)
     model = make_model(meta)
     _, _, eval_set = load_batches(tensors, meta)
+    use_eval_noises(tensors, eval_set)
     P, losses = train(model, tensors, meta, progress=every)
     lava_losses = [float(x) for x in tensors["loss"]]
     ref = figures(evaluate(model, {k: p.detach() for k, p in P.items()}, eval_set, 0))
@@ -96,7 +102,7 @@ def check_file(path, rep):
         v = f"{meta['task']} {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
     batches, schedule, eval_set = load_batches(tensors, meta)
     steps = int(meta["crosscheck/steps"])
-    evaluate.noises = [tensors.get(f"evalnoise/{k}") for k in range(len(eval_set))]
+    use_eval_noises(tensors, eval_set)
     noise = lambda t: tensors.get(f"noise/{t}")
     P = params_of(tensors, "param/")
 
