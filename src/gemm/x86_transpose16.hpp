@@ -15,9 +15,11 @@ namespace lava::gemm_detail {
 namespace {
 
 // GCC 12's _mm512_undefined_ps (`__m512 __Y = __Y;`, the pass-through operand of the unmasked unpack and
-// shuffle_f32x4 intrinsics) trips -Wuninitialized once inlined (GCC bug 105593, fixed in GCC 13).
+// shuffle_f32x4 intrinsics) trips -Wuninitialized once inlined (GCC bug 105593, fixed in GCC 13), and
+// -Wmaybe-uninitialized at -Og (the sanitizer build).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 struct X86Transpose16 {
   static void transpose_rows16(const float* src, long ss, int rows, float* dst, long ds) {
     __m512 r[16];
