@@ -7,8 +7,10 @@
 # PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py reads it off
 # the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40 times
 # slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
-# exits 1 at the end: a ratio against a crippled peer means nothing. The last column is the 1-minute load average
-# (/proc/loadavg) before each round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest of the
+# rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this machine.
+# The last column is the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared
+# machine it says what the ratios were measured under.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
@@ -51,8 +53,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; e
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
 echo
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
     lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
@@ -72,22 +74,24 @@ for v in $variants; do
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
-    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a
+    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
       peer_blas="$blas ($(printf '%.1f' "$PB"))"
       if [ "$blas" = "reference BLAS" ] || awk -v g="$PB" -v m="$min_peer_gflops" 'BEGIN { exit !(g < m) }'; then
-        speed_ratio=refused memory_ratio=refused refused=1
+        speed_ratio=refused memory_ratio=refused round_ratios=refused refused=1
       else
         speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
+        round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | sort -g | sed -n '1p;$p' |
+          paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}')
       fi
     else
       T=""; TM=""
     fi
     load=$(printf '%s\n' "${la[@]}" | sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}')
-    printf "| %s | %s | %.0f | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" "$L" "${T:-n/a}" \
-      "$speed_ratio" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
+    printf "| %s | %s | %.0f | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" "$L" \
+      "${T:-n/a}" "$speed_ratio" "$round_ratios" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
 done
 if [ $refused = 1 ]; then
