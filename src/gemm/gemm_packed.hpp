@@ -8,7 +8,8 @@
 // collapse whenever another process held one of the two cores). The price is that each thread packs the shared
 // operand itself: at most M·K (split_n) or N·K (split_m) extra copies, against M·N·K/threads multiply-adds.
 //  * split_n (default): threads own contiguous ranges of NR-column strips of C. For each Â block and k block a
-//    thread packs the Â block, then its strips nc columns at a time, and runs the kernel over them.
+//    thread packs the Â block, then its strips nc columns at a time, and runs the kernel over them. With one Â
+//    block and one k block (K ≤ kc) the threads take the groups of strips from a shared counter instead.
 //    With few Â rows (LSTM steps, 64×2048×1024) the order flips to strip-major (one B̂ strip in L1, the small Â
 //    block in L2) and the B rows of the next group are prefetched while this one computes, so B streams from
 //    memory once, overlapped with the FMAs.
@@ -79,14 +80,25 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // sets and evict one another and the B̂ strip (measured: 1024³ and the logits GEMM 5 points of the FMA peak slower
   // in place); a thread packs them when the copy is spread over enough strips of its own (≥ kPackAStrips).
   const bool a_aliases = v.csa == 1 && (v.rsa * long(sizeof(T))) % 1024 == 0;
+  // One Â block and one k block in panel-major order (the output layer's logits and [dW; db] products: K ≤ kc,
+  // 240–257 rows): each C tile is then written by one kernel call, so the threads may take groups of nc columns
+  // from a shared counter instead of fixed halves. A thread slowed by the hypervisor then does fewer groups instead
+  // of holding the other at the join (the fixed split's imbalance was 7.8 % of the enumerated layer's GEMM time on
+  // two threads). Same kernel calls on the same data, so the same bits. Not for the small strip-major products of
+  // the LSTM steps (4-strip groups of a 0.1 ms product), where the fixed halves measured no worse.
+  const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk;
+  int next_group = 0;  // dynamic: the next group's first strip / group, shared (taken with an atomic capture)
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private, b_private;
     T* apack = static_cast<T*>(a_private.get(sizeof(T) * block_panels * MR * kc_blk));  // (panels, kc, MR)
     T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));         // (group, kc, NR)
     const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-    const int s_begin = int(long(b_panels) * tid / nth), s_end = int(long(b_panels) * (tid + 1) / nth);
-    const bool a_in_place = v.csa == 1 && !(a_aliases && s_end - s_begin >= kPackAStrips);
+    const bool shared_groups = dynamic && nth > 1;
+    const int s_begin = shared_groups ? 0 : int(long(b_panels) * tid / nth);
+    const int s_end = shared_groups ? b_panels : int(long(b_panels) * (tid + 1) / nth);
+    const int my_strips = shared_groups ? b_panels / nth : s_end - s_begin;  // shared: about this many
+    const bool a_in_place = v.csa == 1 && !(a_aliases && my_strips >= kPackAStrips);
     for (int ib = 0; ib < a_panels && s_begin < s_end; ib += block_panels) {
       const int np = std::min(block_panels, a_panels - ib);
       for (int pc = 0; pc < v.K; pc += kc_blk) {
@@ -97,6 +109,12 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
             pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
         }
         for (int g = s_begin; g < s_end; g += group) {
+          if (shared_groups) {  // groups go out in increasing order, so g + group ≥ s_end above means none are left
+#pragma omp atomic capture
+            g = next_group++;
+            g *= group;
+            if (g >= s_end) break;
+          }
           const int g_end = std::min(s_end, g + group);
           const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
           const bool partial_last = ncols % NR != 0;
