@@ -26,14 +26,19 @@ The draws z and g come from LAVA's dump (its noise); everything else is recomput
 
 Usage:  torch_reference.py check FILE...   compare with each `lava crosscheck-dump` file; one line per check, then
                                            `crosscheck: N passed, M failed`; exit status 1 on a failure.
+                                           --jobs J checks J files at once (one process each, one thread
+                                           each; the lines come out in the files' order all the same).
         torch_reference.py train FILE      a whole run from a `lava crosscheck-dump --data DIR` file: both loss
                                            trajectories, then one JSON line with LAVA's figures, the reference's
                                            figures of LAVA's trained model, and those of its own trained model.
 Run it with Debian's /usr/bin/python3 (python3-torch); `make crosscheck` does.
 """
 import argparse
+import contextlib
+import io
 import json
 import math
+import multiprocessing
 import sys
 
 import torch
@@ -148,11 +153,21 @@ def check_file(path, rep):
                       "; ".join(bad) if bad else f"7 figures, largest relative gap {worst:.1e}, nll {ref['nll']:.6f}")
 
 
+def check_file_captured(path):
+    """check_file in a worker process (--jobs): its lines and counts, for the parent to print in the files' order."""
+    torch.set_num_threads(1)
+    rep, out = Report(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check_file(path, rep)
+    return out.getvalue(), rep.passed, rep.failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="compare with lava crosscheck-dump files")
     c.add_argument("files", nargs="+")
+    c.add_argument("--jobs", type=int, default=1, help="files checked at once, one process each")
     t = sub.add_parser("train", help="train from a `lava crosscheck-dump --data DIR` file; compare whole runs")
     t.add_argument("file")
     t.add_argument("--every", type=int, default=100, help="print both losses every this many steps")
@@ -162,8 +177,16 @@ def main():
         compare_training(a.file, a.every)
         return 0
     rep = Report()
-    for path in a.files:
-        check_file(path, rep)
+    if a.jobs > 1:  # spawned, not forked: a fork of a process that has run torch ops may inherit a held lock
+        with multiprocessing.get_context("spawn").Pool(a.jobs) as pool:
+            for text, passed, failed in pool.imap(check_file_captured, a.files):
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                rep.passed += passed
+                rep.failed += failed
+    else:
+        for path in a.files:
+            check_file(path, rep)
     print(f"crosscheck: {rep.passed} passed, {rep.failed} failed")
     return 1 if rep.failed else 0
 
