@@ -49,6 +49,8 @@ json_str() { grep -o "\"$1\": *\"[^\"]*\"" | head -1 | sed 's/.*: *"//; s/"$//';
 min_peer_gflops=${MIN_PEER_GFLOPS:-5}
 refused=0
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# The lowest and highest of the numbers on stdin, one per line: "lo–hi", or one number when they are equal.
+range_of() { sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
@@ -83,13 +85,12 @@ for v in $variants; do
         speed_ratio=refused memory_ratio=refused round_ratios=refused refused=1
       else
         speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
-        round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | sort -g | sed -n '1p;$p' |
-          paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}')
+        round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | range_of)
       fi
     else
       T=""; TM=""
     fi
-    load=$(printf '%s\n' "${la[@]}" | sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}')
+    load=$(printf '%s\n' "${la[@]}" | range_of)
     printf "| %s | %s | %.0f | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" "$L" \
       "${T:-n/a}" "$speed_ratio" "$round_ratios" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
