@@ -46,9 +46,7 @@ import torch
 from torch_ref.models import make_model
 from torch_ref.objectives import evaluate, figures, objective
 from torch_ref.safetensors import read_safetensors
-from torch_ref.training import load_batches, params_of, train
-
-torch.set_default_dtype(torch.float64)
+from torch_ref.training import load_batches, params_of, train  # importing torch_ref sets float64 as the default
 
 # Tolerances of LAVA (float32) against this reference (float64), measured and stated in README "Cross-check".
 TOL_OBJECTIVE = 1e-6    # relative, the loss at step 0

@@ -16,10 +16,6 @@ def kl_cat(log_q, log_p):
     return xlogy_sum(log_q.exp(), log_q - log_p.masked_fill(torch.isinf(log_p), 0.0))
 
 
-def one_hot_at(z, S):
-    return torch.nn.functional.one_hot(z, S).to(torch.float64)
-
-
 def objective(model, P, batch, noise, meta):
     """The batch's loss (the scalar LAVA differentiates) for the model's variant."""
     if hasattr(model, "loss"):
