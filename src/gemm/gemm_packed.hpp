@@ -87,7 +87,7 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // two threads). Same kernel calls on the same data, so the same bits. Not for the small strip-major products of
   // the LSTM steps (4-strip groups of a 0.1 ms product), where the fixed halves measured no worse.
   const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk;
-  int next_group = 0;  // dynamic: the next group's first strip / group, shared (taken with an atomic capture)
+  int next_group = 0;  // dynamic: index of the next group of `group` strips to hand out (shared, atomic capture)
 #pragma omp parallel if (parallel)
   {
     thread_local ScratchBuffer a_private, b_private;
