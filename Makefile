@@ -17,7 +17,8 @@ TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist parallel \
             slurm-wlm munge
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-JOBS     := -j$(shell nproc 2>/dev/null || echo 2)
+NPROC    := $(shell nproc 2>/dev/null || echo 2)
+JOBS     := -j$(NPROC)
 
 .PHONY: all deps torch-deps test test-slurm demo sanitize bench clean data check-includes fuzz crosscheck
 
@@ -141,7 +142,7 @@ crosscheck:
 	@for layers in 1 2; do \
 	  $(BUILD)/lava crosscheck-dump --task seqvae --layers $$layers --quiet --out $(CROSSCHECK_DIR)/seqvae-$$layers.safetensors || exit 1; \
 	done
-	/usr/bin/python3 tools/torch_reference.py check --jobs $$(nproc 2>/dev/null || echo 2) $(CROSSCHECK_DIR)/*.safetensors
+	/usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -Og and -g1 (line
 # tables only: enough for file:line in sanitizer reports) keep CI short: -Og compiles as fast as -O0 here (589 against
@@ -189,7 +190,7 @@ check-includes:
 	[ -z "$$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
 	[ $$bad = 0 ] && echo "check-includes: no include runs back up the layers"; [ $$bad = 0 ]
 	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(ALL_SOURCES)) | \
-	  xargs -P $$(nproc) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \
+	  xargs -P $(NPROC) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \
 	    -fsyntax-only -x c++ - || { echo "check-includes: {} does not compile on its own" >&2; exit 1; }'
 	@echo "check-includes: every file compiles on its own"
 
