@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -120,4 +121,37 @@ TEST_CASE("gemm packed driver: emulated 12x32 kernel, both loop nests, tiny bloc
         }
   omp_set_num_threads(saved);
   CHECK(cases == 3 * 3 * 2 * 4);
+}
+
+namespace {
+// The emulated kernel, counting the tiles each OpenMP thread runs.
+std::atomic<int> g_tiles_by_thread[2];
+struct TileCountingKernel : EmuKernel12x32 {
+  template <class... Args>
+  static void run(Args... args) {
+    const int tid = omp_get_thread_num();
+    if (tid < 2) g_tiles_by_thread[tid].fetch_add(1, std::memory_order_relaxed);
+    EmuKernel12x32::run(args...);
+  }
+};
+}  // namespace
+
+TEST_CASE("gemm packed driver: a C narrower than its thread count's share of groups is still split over both threads") {
+  // One Â block and one k block in panel-major order, the case where the threads may take strip groups from a
+  // shared counter: with C only one group wide (2 strips, groups of 2), that counter would give the whole product
+  // to one thread. The fixed halves give each thread one strip.
+  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};  // kc 16, Â blocks of 4 panels, groups of 2 strips
+  TestRng rng{7};
+  Problem<float> p(false, false, 28, 64, 5, 0, rng);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  for (auto& n : g_tiles_by_thread) n = 0;
+  std::vector<float> c = p.C;
+  const auto v = lava::gemm_detail::make_view(false, false, p.M, p.N, p.K, 1.0f, p.A.data(), p.lda, p.B.data(),
+                                              p.ldb, 0.0f, c.data(), p.ldc);
+  lava::gemm_detail::gemm_split_n<TileCountingKernel>(v, bl, true);
+  omp_set_num_threads(saved);
+  CHECK(g_tiles_by_thread[0].load() == 3);  // 3 panels × its 1 strip
+  CHECK(g_tiles_by_thread[1].load() == 3);
+  CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c) == 0);
 }

@@ -85,8 +85,12 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // from a shared counter instead of fixed halves. A thread slowed by the hypervisor then does fewer groups instead
   // of holding the other at the join (the fixed split's imbalance was 7.8 % of the enumerated layer's GEMM time on
   // two threads). Same kernel calls on the same data, so the same bits. Not for the small strip-major products of
-  // the LSTM steps (4-strip groups of a 0.1 ms product), where the fixed halves measured no worse.
-  const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk;
+  // the LSTM steps (4-strip groups of a 0.1 ms product), where the fixed halves measured no worse. Only with at
+  // least 4 groups per thread: a narrower C (the 640×256×256 products of soft attention, 8 strips) would be one
+  // group, run whole by one thread while the other waits (measured: those products then ran no faster on two
+  // threads than on one).
+  const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
+                       b_panels >= 4 * group * omp_get_max_threads();
   int next_group = 0;  // dynamic: index of the next group of `group` strips to hand out (shared, atomic capture)
 #pragma omp parallel if (parallel)
   {
