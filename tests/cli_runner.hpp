@@ -65,3 +65,19 @@ inline CliResult run_lava(const std::string& args) {
   std::remove(err.c_str());
   return r;
 }
+
+// Runs SCRIPT with bash from the repository root (make test runs the tests there) and captures its output.
+inline CliResult run_bash(const std::string& script) {
+  const std::string body = temp_path("bash_body.sh"), out = temp_path("bash_out"), err = temp_path("bash_err");
+  write_text(body, script);
+  const std::string cmd = "bash " + body + " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(body.c_str());
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}

@@ -2,8 +2,6 @@
 // every script takes --quick, --out, --threads, --jobs and --seed, and a bad option is one line and exit 2.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -14,22 +12,6 @@
 #include "temp_dir.hpp"
 
 namespace {
-
-// Runs `bash -c SCRIPT` from the repository root (make test runs the tests there) and captures its output.
-CliResult run_bash(const std::string& script) {
-  const std::string body = temp_path("bash_body.sh"), out = temp_path("bash_out"), err = temp_path("bash_err");
-  write_text(body, script);
-  const std::string cmd = "bash " + body + " >" + out + " 2>" + err + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::remove(body.c_str());
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return r;
-}
 
 const std::vector<std::string> kScripts = {"demo-nmt", "nmt-table1", "nmt-length",      "vqa-table1",
                                            "families", "seqvae-collapse", "synth-aer", "paper-tables"};

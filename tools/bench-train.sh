@@ -9,8 +9,14 @@
 # slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
 # exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest of the
 # rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this machine.
-# The last column is the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared
-# machine it says what the ratios were measured under.
+# "Target" is issue 23's speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
+# fraction of the FMA peak LAVA's whole step would have to sustain to reach it against this run's peer (median over
+# rounds of target x PyTorch tok/s x LAVA's GFLOP per token / the peak measured in that round): next to "of FMA
+# peak", what LAVA sustains, it says how far off a target is, and above 1.00 that no implementation of this step's
+# arithmetic can reach it on this machine. The last column is the 1-minute load average (/proc/loadavg) before
+# each round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch (ratio of the
+# medians) and of the FMA peak measured in the same rounds: the machine's own ceiling for compute-bound work.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 set -euo pipefail
@@ -39,8 +45,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -x "$lava" ] || { echo "bench-train.sh: $lava not found (run make first)" >&2; exit 1; }
+# The peer: tools/bench-torch.py, or the command in BENCH_TORCH (tests put a fixed-output stand-in there).
 have_torch=0
-/usr/bin/python3 -c 'import torch' 2>/dev/null && have_torch=1
+peer=(/usr/bin/python3 "$here/tools/bench-torch.py")
+if [ -n "${BENCH_TORCH:-}" ]; then
+  peer=("$BENCH_TORCH") have_torch=1
+else
+  /usr/bin/python3 -c 'import torch' 2>/dev/null && have_torch=1
+fi
 [ $have_torch = 1 ] || echo "bench-train.sh: python3-torch is not installed; PyTorch columns will be n/a" >&2
 
 # The value of "key" in a one-line JSON object (numbers only).
@@ -55,20 +67,25 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; e
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
 echo
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# Issue 23's target speed ratio for a variant and thread count ("" where it sets none).
+target_of() { case $1/$2 in soft/1) echo 1.5 ;; soft/2|marginal/[12]|var-enum/[12]) echo 2 ;; *) echo "" ;; esac; }
+declare -A lava_med torch_med peak_med  # "variant/threads" -> median tok/s and FMA peak, for the scaling table
+
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
-    lt=(); lg=(); lp=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
+    lt=(); lg=(); lp=(); lk=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
     for ((r = 0; r < rounds; r++)); do
       la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
       # shellcheck disable=SC2086  # lava_args is a list of options
       out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
-      lp+=("$(json_num peak_ratio <<<"$out")"); lm+=("$(json_num peak_rss_mb <<<"$out")")
+      lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
+      lm+=("$(json_num peak_rss_mb <<<"$out")")
       og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
       if [ $have_torch = 1 ]; then
-        out=$(/usr/bin/python3 "$here/tools/bench-torch.py" --attn "$v" --threads "$t" --steps "$steps")
+        out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps")
         pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
         pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
       fi
@@ -76,7 +93,9 @@ for v in $variants; do
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
-    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a
+    lava_med[$v/$t]=$L; peak_med[$v/$t]=$(printf '%s\n' "${lk[@]}" | median)
+    target=$(target_of "$v" "$t")
+    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
@@ -86,15 +105,32 @@ for v in $variants; do
       else
         speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
         round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | range_of)
+        torch_med[$v/$t]=$T
+        # target × PyTorch tok/s × LAVA GFLOP per token (GFLOP/s over tok/s) over the round's FMA peak
+        [ -n "$target" ] && needs=$(for ((r = 0; r < rounds; r++)); do
+          awk -v x="$target" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${lk[r]}" \
+            'BEGIN { if (l > 0 && k > 0) printf "%.3f\n", x * p * g / l / k }'
+        done | median | xargs printf '%.2f')
       fi
     else
       T=""; TM=""
     fi
     load=$(printf '%s\n' "${la[@]}" | range_of)
-    printf "| %s | %s | %.0f | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" "$L" \
-      "${T:-n/a}" "$speed_ratio" "$round_ratios" "$peer_blas" "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
+    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" \
+      "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$peer_blas" "$G" "$P" "$OG" "$OP" \
+      "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
 done
+if [ -n "${lava_med[${variants%% *}/1]:-}" ] && [ -n "${lava_med[${variants%% *}/2]:-}" ]; then
+  echo
+  echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |"
+  echo "|---|---|---|---|"
+  for v in $variants; do
+    torch_scaling=n/a
+    [ -n "${torch_med[$v/1]:-}" ] && torch_scaling=$(ratio "${torch_med[$v/2]}" "${torch_med[$v/1]}")
+    echo "| $v | $(ratio "${lava_med[$v/2]}" "${lava_med[$v/1]}") | $torch_scaling | $(ratio "${peak_med[$v/2]}" "${peak_med[$v/1]}") |"
+  done
+fi
 if [ $refused = 1 ]; then
   echo "bench-train.sh: error: PyTorch ran on the reference BLAS or below $min_peer_gflops GFLOP/s (see the BLAS" \
     "column); ratios refused. Install libopenblas0-pthread (make bench does) and run again." >&2
