@@ -52,11 +52,11 @@ inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// `args` is appended to the binary path verbatim (shell syntax).
-inline CliResult run_lava(const std::string& args) {
+// Runs the shell command `cmd` (stdin from /dev/null) and captures its stdout, stderr and exit code.
+inline CliResult run_captured(const std::string& cmd) {
   const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const std::string cmd = lava_bin() + " " + args + " >" + out + " 2>" + err + " </dev/null";
-  int status = std::system(cmd.c_str());
+  const std::string full = cmd + " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(full.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
@@ -66,18 +66,14 @@ inline CliResult run_lava(const std::string& args) {
   return r;
 }
 
+// `args` is appended to the binary path verbatim (shell syntax).
+inline CliResult run_lava(const std::string& args) { return run_captured(lava_bin() + " " + args); }
+
 // Runs SCRIPT with bash from the repository root (make test runs the tests there) and captures its output.
 inline CliResult run_bash(const std::string& script) {
-  const std::string body = temp_path("bash_body.sh"), out = temp_path("bash_out"), err = temp_path("bash_err");
+  const std::string body = temp_path("bash_body.sh");
   write_text(body, script);
-  const std::string cmd = "bash " + body + " >" + out + " 2>" + err + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
+  const CliResult r = run_captured("bash " + body);
   std::remove(body.c_str());
-  std::remove(out.c_str());
-  std::remove(err.c_str());
   return r;
 }
