@@ -17,8 +17,9 @@ std::string stand_in(const std::string& one, const std::string& two) {
          "if [ $t = 1 ]; then echo '" + one + "'; else echo '" + two + "'; fi\n";
 }
 
-// Runs the script on soft attention, 1 and 2 threads, one round, with the two stand-ins.
-CliResult run_script(const TempDir& dir, const std::string& peer_blas) {
+// Runs the script on soft attention, 1 and 2 threads, one round, with the two stand-ins (or `peer` for the
+// PyTorch one).
+CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "") {
   write_text(dir.file("lava"),
              stand_in(R"({"tokens_per_s":1000,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,"peak_rss_mb":300,)"
                       R"("output_gflops":80,"output_peak_ratio":0.5})",
@@ -29,7 +30,8 @@ CliResult run_script(const TempDir& dir, const std::string& peer_blas) {
   const std::string torch_two = R"({"tokens_per_s":600,"peak_rss_mb":600,"blas":")" + peer_blas +
                                 R"(","blas_gflops":100})";
   write_text(dir.file("torch"), stand_in(torch_one, torch_two));
-  return run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" + dir.file("torch") +
+  if (peer.empty()) peer = dir.file("torch");
+  return run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" + peer +
                   " tools/bench-train.sh --variants soft --threads '1 2' --steps 1 --rounds 1 --lava " +
                   dir.file("lava") + "\n");
 }
@@ -56,4 +58,11 @@ TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the scri
   CHECK(r.code == 1);
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a |") != std::string::npos);
   CHECK(r.err.find("ratios refused") != std::string::npos);
+}
+
+TEST_CASE("bench-train.sh: a peer that fails is named in one line, and the script fails") {
+  TempDir dir("bench_script");
+  const CliResult r = run_script(dir, "OpenBLAS 0.3.21", "false");
+  CHECK(r.code == 1);
+  CHECK(r.err == "bench-train.sh: the peer failed: false --attn soft --threads 1 --steps 1\n");
 }

@@ -63,7 +63,7 @@ refused=0
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # The lowest and highest of the numbers on stdin, one per line: "lo–hi", or one number when they are equal.
 range_of() { sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
 echo
@@ -79,13 +79,16 @@ for v in $variants; do
     for ((r = 0; r < rounds; r++)); do
       la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
       # shellcheck disable=SC2086  # lava_args is a list of options
-      out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q | tail -1)
+      out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q) ||
+        { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
+      out=$(tail -1 <<<"$out")
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
       lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
       lm+=("$(json_num peak_rss_mb <<<"$out")")
       og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
       if [ $have_torch = 1 ]; then
-        out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps")
+        out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
+          { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
         pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
         pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
       fi
@@ -126,9 +129,8 @@ if [ -n "${lava_med[${variants%% *}/1]:-}" ] && [ -n "${lava_med[${variants%% *}
   echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |"
   echo "|---|---|---|---|"
   for v in $variants; do
-    torch_scaling=n/a
-    [ -n "${torch_med[$v/1]:-}" ] && torch_scaling=$(ratio "${torch_med[$v/2]}" "${torch_med[$v/1]}")
-    echo "| $v | $(ratio "${lava_med[$v/2]}" "${lava_med[$v/1]}") | $torch_scaling | $(ratio "${peak_med[$v/2]}" "${peak_med[$v/1]}") |"
+    torch_scaling=$(ratio "${torch_med[$v/2]:-}" "${torch_med[$v/1]:-}")
+    echo "| $v | $(ratio "${lava_med[$v/2]:-}" "${lava_med[$v/1]:-}") | $torch_scaling | $(ratio "${peak_med[$v/2]:-}" "${peak_med[$v/1]:-}") |"
   done
 fi
 if [ $refused = 1 ]; then
