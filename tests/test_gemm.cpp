@@ -91,12 +91,14 @@ TEST_CASE_TEMPLATE("gemm: K = 0 or alpha = 0 only scales C by beta", T, float, d
 }
 
 TEST_CASE_TEMPLATE("gemm: bit-identical with 1 and 2 threads, and inside a parallel region", T, float, double) {
-  // float: 300×200×500 takes the panel-major split_n nest, 64×1024×256 the strip-major one, 240×2000×256 and
-  // 257×1500×240 (one Â block, one k block: the output layer's products) hand out column groups from a shared
-  // counter; double (portable kernel) uses smaller shapes that still span several C tiles.
+  // float: 300×200×500 takes the panel-major split_n nest, 64×1024×256 the strip-major one, 240×8000×256 and
+  // 257×7800×240 (one Â block, one k block: the output layer's products, wide enough for 4 groups a thread with
+  // the AVX2 and AVX-512 blockings) hand out column groups from a shared counter, 240×2000×256 (too few groups for
+  // that) the fixed halves; double (portable kernel) uses smaller shapes that still span several C tiles.
   const std::vector<std::array<int, 3>> shapes =
       std::is_same_v<T, float>
-          ? std::vector<std::array<int, 3>>{{300, 200, 500}, {64, 1024, 256}, {240, 2000, 256}, {257, 1500, 240},
+          ? std::vector<std::array<int, 3>>{{300, 200, 500}, {64, 1024, 256}, {240, 8000, 256}, {257, 7800, 240},
+                                            {240, 2000, 256},
                                             {97, 61, 45}, {257, 3, 100}, {700, 1, 300}, {300, 700, 1}}
           : std::vector<std::array<int, 3>>{{200, 120, 300}, {97, 61, 45}, {257, 3, 100}, {700, 1, 300}};
   TestRng rng{99};
@@ -177,9 +179,10 @@ TEST_CASE("gemm: every float path this CPU can run matches naive, 1 and 2 thread
 
 TEST_CASE_TEMPLATE("gemm with a PackedB: the same bits as the plain call, 1 and 2 threads", T, float, double) {
   // Shapes with several k blocks (K > 384), ragged strips, the strip-major nest (M = 32), the direct path (M = 1),
-  // and the output layer's logits product (240 rows, K = 256: column groups from a shared counter on two threads).
+  // and the output layer's logits product (240 rows, K = 256: column groups from a shared counter on two threads
+  // when N allows 4 groups a thread).
   const std::vector<std::array<int, 3>> shapes = {{32, 1024, 256}, {97, 61, 800}, {300, 37, 45}, {1, 50, 70},
-                                                  {240, 2000, 256}};
+                                                  {240, 8000, 256}};
   TestRng rng{7};
   const int saved = omp_get_max_threads();
   for (const auto& s : shapes)

@@ -155,3 +155,25 @@ TEST_CASE("gemm packed driver: a C narrower than its thread count's share of gro
   CHECK(g_tiles_by_thread[1].load() == 3);
   CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c) == 0);
 }
+
+TEST_CASE("gemm packed driver: with 4 groups a thread, the shared counter runs every tile once, the same bits") {
+  // 18 strips in groups of 2: 9 groups, enough for the threads to take them from the shared counter. Every tile
+  // must run exactly once (3 panels × 18 strips) and give the bits of the one-thread run.
+  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};
+  TestRng rng{8};
+  Problem<float> p(false, false, 28, 18 * 32, 5, 0, rng);
+  const int saved = omp_get_max_threads();
+  std::vector<float> c[2];
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    for (auto& n : g_tiles_by_thread) n = 0;
+    c[threads - 1] = p.C;
+    const auto v = lava::gemm_detail::make_view(false, false, p.M, p.N, p.K, 1.0f, p.A.data(), p.lda, p.B.data(),
+                                                p.ldb, 0.0f, c[threads - 1].data(), p.ldc);
+    lava::gemm_detail::gemm_split_n<TileCountingKernel>(v, bl, true);
+    CHECK(g_tiles_by_thread[0].load() + g_tiles_by_thread[1].load() == 3 * 18);
+  }
+  omp_set_num_threads(saved);
+  CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c[0]) == 0);
+  CHECK(std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(float)) == 0);
+}
