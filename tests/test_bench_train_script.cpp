@@ -66,3 +66,12 @@ TEST_CASE("bench-train.sh: a peer that fails is named in one line, and the scrip
   CHECK(r.code == 1);
   CHECK(r.err == "bench-train.sh: the peer failed: false --attn soft --threads 1 --steps 1\n");
 }
+
+TEST_CASE("bench-train.sh --help prints the whole header, usage line included") {
+  const CliResult r = run_bash("tools/bench-train.sh --help\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("`make bench`: LAVA against PyTorch", 0) == 0);
+  CHECK(r.out.find("tools/bench-train.sh [--variants") != std::string::npos);
+  CHECK(r.out.find("BENCH_TORCH=CMD") != std::string::npos);
+  CHECK(r.out.find("set -euo") == std::string::npos);
+}

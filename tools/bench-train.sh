@@ -19,6 +19,7 @@
 # medians) and of the FMA peak measured in the same rounds: the machine's own ceiling for compute-bound work.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
+# BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
 set -euo pipefail
 export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
 # LAVA's threads spin briefly before they sleep (GOMP_SPINCOUNT, as experiments/lib.sh sets it): a soft-attention step
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --lava) lava=$2; shift 2 ;;
     --lava-args) lava_args=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;  # the comment above
     *) echo "bench-train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
