@@ -151,6 +151,34 @@ TEST_CASE("tape: gradients start from zero, though after reset() the arena hands
   }
 }
 
+TEST_CASE("tape: gradients zeroed in one pass when backward starts, split over 2 threads inside a node's span") {
+  // x⁶ as five products: six gradient spans of n doubles (and the sum's one), zeroed together when backward starts;
+  // on two threads the split falls inside the third span. Each step reuses the arena memory, and so the gradients,
+  // of the step before.
+  const int n = 40000;
+  std::vector<double> data(n);
+  for (int i = 0; i < n; ++i) data[size_t(i)] = 0.002 * (i % 499) - 0.5;
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Tape<double> tape;
+    for (int step = 0; step < 3; ++step) {
+      tape.reset();
+      Var<double> x = tape.input(Shape{n}, data.data(), true);
+      Var<double> y = x;
+      for (int k = 0; k < 5; ++k) y = mul(y, x);
+      tape.backward(sum_all(y));  // d(x⁶)/dx = 6x⁵
+      int bad = 0;
+      for (int i = 0; i < n; ++i) {
+        const double v = data[size_t(i)];
+        bad += std::abs(x.grad()[i] - 6 * v * v * v * v * v) > 1e-12;
+      }
+      CHECK_MESSAGE(bad == 0, "threads " << threads << ", step " << step);
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 TEST_CASE("kernels: large reductions, softmax and products are bit-identical with 1 and 2 threads") {
   std::vector<float> x(300 * 257);
   CounterRng rng(5, 0);

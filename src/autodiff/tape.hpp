@@ -1,22 +1,26 @@
 #pragma once
 // Reverse-mode autodiff on a tape (Stan's arena tape, micrograd's idea).
 //
-// A Var is {Tape*, node id}. Each node holds a value buffer, a gradient buffer (allocated zeroed, only when the node
-// needs a gradient) and a shape. An op computes its output and, if any input needs a gradient, appends one backward
+// A Var is {Tape*, node id}. Each node holds a value buffer, a gradient buffer (only when the node needs a gradient;
+// zero when backward starts) and a shape. An op computes its output and, if any input needs a gradient, appends one backward
 // record: a trivially-destructible closure placed in the tape's record arena. Records are appended in construction
 // order, which is a topological order, so backward() seeds d(loss)=1 and runs the records in reverse. No DFS.
 //
 // Memory: values, gradients and records come from two arenas that reset() rewinds. After the first step of a given
 // shape nothing is taken from the heap (the node and record vectors keep their capacity, the arenas consolidate).
 // Parameters live outside the tape (nn/params.hpp); `external()` makes a node that points at their buffers.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <omp.h>
+
 #include "core/arena.hpp"
 #include "core/op_profile.hpp"
+#include "core/parallel.hpp"
 #include "tensor/shape.hpp"
 
 namespace lava {
@@ -59,9 +63,9 @@ class Tape {
   Var<T> make(const Shape& s, bool needs_grad) {
     const op_profile::TapeScope profile;
     Node n{values_.alloc_array<T>(size_t(s.numel())), nullptr, s};
-    if (needs_grad && grad_enabled_) {
+    if (needs_grad && grad_enabled_) {  // zeroed when backward starts (zero_new_grads), with the step's others
       n.grad = values_.alloc_array<T>(size_t(s.numel()));
-      std::memset(n.grad, 0, sizeof(T) * size_t(s.numel()));
+      unzeroed_.push_back({n.grad, s.numel()});
     }
     nodes_.push_back(n);
     return {this, uint32_t(nodes_.size() - 1)};
@@ -113,11 +117,13 @@ class Tape {
   void backward(Var<T> loss) {
     LAVA_CHECK(loss.numel() == 1, "backward from a non-scalar of shape {}", loss.shape().str());
     LAVA_CHECK(loss.needs_grad(), "backward from a node that needs no gradient");
+    zero_new_grads();
     loss.grad()[0] += T(1);
     run_records();
   }
   // Backward from several outputs at once with given seeds dy_k (used by gradient checks to isolate one op).
   void backward_seeded(const Var<T>* ys, const T* const* dys, int count) {
+    zero_new_grads();
     for (int k = 0; k < count; ++k) {
       LAVA_CHECK(ys[k].needs_grad(), "backward from a node that needs no gradient");
       for (int64_t i = 0; i < ys[k].numel(); ++i) ys[k].grad()[i] += dys[k][i];
@@ -130,6 +136,7 @@ class Tape {
     const op_profile::TapeScope profile;
     nodes_.clear();
     records_list_.clear();
+    unzeroed_.clear();
     values_.reset();
     records_.reset();
   }
@@ -140,6 +147,35 @@ class Tape {
   size_t arena_bytes() const { return values_.capacity() + records_.capacity(); }
 
  private:
+  // Zeroes the gradients of the nodes made since the last backward, in one pass split over the threads: a soft
+  // attention step has 385 of them, 44 MB, and zeroing each as its node was made (one memset after another on the
+  // tape's thread) was all of the tape's 4.4–4.6 ms in a two-thread step. Zeros are zeros, so the bits are the same.
+  // Nothing reads or writes a node's gradient before backward (views share the pointer; parameters' gradients live
+  // outside the tape and are never in this list).
+  void zero_new_grads() {
+    const op_profile::TapeScope profile;
+    int64_t total = 0;
+    for (const Span& g : unzeroed_) total += g.n;
+    // Elements [begin, end) of the spans laid end to end.
+    const auto zero_range = [this](int64_t begin, int64_t end) {
+      int64_t at = 0;
+      for (const Span& g : unzeroed_) {
+        const int64_t lo = std::max(begin, at), hi = std::min(end, at + g.n);
+        if (lo < hi) std::memset(g.p + (lo - at), 0, sizeof(T) * size_t(hi - lo));
+        at += g.n;
+      }
+    };
+    if (total >= kParallelMin && omp_get_level() == 0 && omp_get_max_threads() > 1) {
+#pragma omp parallel
+      {
+        const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
+        zero_range(total * tid / nth, total * (tid + 1) / nth);
+      }
+    } else {
+      zero_range(0, total);
+    }
+    unzeroed_.clear();
+  }
   void run_records() {
     if (op_profile::active()) return run_records_profiled();
     for (size_t i = records_list_.size(); i-- > 0;) records_list_[i].run(records_list_[i].closure);
@@ -157,8 +193,13 @@ class Tape {
     void* closure;
     int kind;  // op_profile kind of the op that made it (0 unless profiling)
   };
+  struct Span {
+    T* p;
+    int64_t n;
+  };
   Arena values_;
   Arena records_;
+  std::vector<Span> unzeroed_;  // gradients made since the last backward, zeroed when the next one starts
   std::vector<Node> nodes_;
   std::vector<Record> records_list_;
   bool grad_enabled_ = true;
