@@ -47,7 +47,8 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak, and the s
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
   // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) / 304 = 0.20
-  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | OpenBLAS 0.3.21 (100.0) |") != std::string::npos);
+  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | OpenBLAS 0.3.21 (100.0) |") !=
+        std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 |") != std::string::npos);
 }

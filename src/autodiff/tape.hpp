@@ -2,9 +2,10 @@
 // Reverse-mode autodiff on a tape (Stan's arena tape, micrograd's idea).
 //
 // A Var is {Tape*, node id}. Each node holds a value buffer, a gradient buffer (only when the node needs a gradient;
-// zero when backward starts) and a shape. An op computes its output and, if any input needs a gradient, appends one backward
-// record: a trivially-destructible closure placed in the tape's record arena. Records are appended in construction
-// order, which is a topological order, so backward() seeds d(loss)=1 and runs the records in reverse. No DFS.
+// zero when backward starts) and a shape. An op computes its output and, if any input needs a gradient, appends one
+// backward record: a trivially-destructible closure placed in the tape's record arena. Records are appended in
+// construction order, which is a topological order, so backward() seeds d(loss)=1 and runs the records in reverse.
+// No DFS.
 //
 // Memory: values, gradients and records come from two arenas that reset() rewinds. After the first step of a given
 // shape nothing is taken from the heap (the node and record vectors keep their capacity, the arenas consolidate).
