@@ -134,23 +134,30 @@ struct TileCountingKernel : EmuKernel12x32 {
     EmuKernel12x32::run(args...);
   }
 };
-}  // namespace
 
-TEST_CASE("gemm packed driver: a C narrower than its thread count's share of groups is still split over both threads") {
-  // One Â block and one k block in panel-major order, the case where the threads may take strip groups from a
-  // shared counter: with C only one group wide (2 strips, groups of 2), that counter would give the whole product
-  // to one thread. The fixed halves give each thread one strip.
-  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};  // kc 16, Â blocks of 4 panels, groups of 2 strips
-  TestRng rng{7};
-  Problem<float> p(false, false, 28, 64, 5, 0, rng);
+// C = A·B through split_n on `threads` threads with the tile-counting kernel (counts reset first); kc 16, Â blocks
+// of 4 panels, panel-major, groups of 2 strips.
+std::vector<float> run_counting_tiles(const Problem<float>& p, int threads) {
+  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};
   const int saved = omp_get_max_threads();
-  omp_set_num_threads(2);
+  omp_set_num_threads(threads);
   for (auto& n : g_tiles_by_thread) n = 0;
   std::vector<float> c = p.C;
   const auto v = lava::gemm_detail::make_view(false, false, p.M, p.N, p.K, 1.0f, p.A.data(), p.lda, p.B.data(),
                                               p.ldb, 0.0f, c.data(), p.ldc);
   lava::gemm_detail::gemm_split_n<TileCountingKernel>(v, bl, true);
   omp_set_num_threads(saved);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("gemm packed driver: a C narrower than its thread count's share of groups is still split over both threads") {
+  // One Â block and one k block in panel-major order, the case where the threads may take strip groups from a
+  // shared counter: with C only one group wide (2 strips, groups of 2), that counter would give the whole product
+  // to one thread. The fixed halves give each thread one strip.
+  TestRng rng{7};
+  const Problem<float> p(false, false, 28, 64, 5, 0, rng);
+  const std::vector<float> c = run_counting_tiles(p, 2);
   CHECK(g_tiles_by_thread[0].load() == 3);  // 3 panels × its 1 strip
   CHECK(g_tiles_by_thread[1].load() == 3);
   CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c) == 0);
@@ -159,21 +166,13 @@ TEST_CASE("gemm packed driver: a C narrower than its thread count's share of gro
 TEST_CASE("gemm packed driver: with 4 groups a thread, the shared counter runs every tile once, the same bits") {
   // 18 strips in groups of 2: 9 groups, enough for the threads to take them from the shared counter. Every tile
   // must run exactly once (3 panels × 18 strips) and give the bits of the one-thread run.
-  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};
   TestRng rng{8};
-  Problem<float> p(false, false, 28, 18 * 32, 5, 0, rng);
-  const int saved = omp_get_max_threads();
+  const Problem<float> p(false, false, 28, 18 * 32, 5, 0, rng);
   std::vector<float> c[2];
   for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    for (auto& n : g_tiles_by_thread) n = 0;
-    c[threads - 1] = p.C;
-    const auto v = lava::gemm_detail::make_view(false, false, p.M, p.N, p.K, 1.0f, p.A.data(), p.lda, p.B.data(),
-                                                p.ldb, 0.0f, c[threads - 1].data(), p.ldc);
-    lava::gemm_detail::gemm_split_n<TileCountingKernel>(v, bl, true);
+    c[threads - 1] = run_counting_tiles(p, threads);
     CHECK(g_tiles_by_thread[0].load() + g_tiles_by_thread[1].load() == 3 * 18);
   }
-  omp_set_num_threads(saved);
   CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c[0]) == 0);
   CHECK(std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(float)) == 0);
 }

@@ -166,15 +166,9 @@ class Tape {
         at += g.n;
       }
     };
-    if (total >= kParallelMin && omp_get_level() == 0 && omp_get_max_threads() > 1) {
-#pragma omp parallel
-      {
-        const int64_t nth = omp_get_num_threads(), tid = omp_get_thread_num();
-        zero_range(total * tid / nth, total * (tid + 1) / nth);
-      }
-    } else {
-      zero_range(0, total);
-    }
+    const int64_t parts = total >= kParallelMin ? omp_get_max_threads() : 1;  // one part a thread
+    for_each_split_if(parts, parts > 1,
+                      [&](int64_t i) { zero_range(total * i / parts, total * (i + 1) / parts); });
     unzeroed_.clear();
   }
   void run_records() {
