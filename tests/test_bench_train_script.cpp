@@ -1,6 +1,6 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
-// print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak that target needs, the
-// scaling table, and the refusal of a reference-BLAS peer.
+// print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
+// that target needs, the scaling table, and the refusal of a reference-BLAS peer.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -21,10 +21,10 @@ std::string stand_in(const std::string& one, const std::string& two) {
 // PyTorch one).
 CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "") {
   write_text(dir.file("lava"),
-             stand_in(R"({"tokens_per_s":1000,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,"peak_rss_mb":300,)"
-                      R"("output_gflops":80,"output_peak_ratio":0.5})",
-                      R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,"peak_rss_mb":300,)"
-                      R"("output_gflops":150,"output_peak_ratio":0.49})"));
+             stand_in(R"({"tokens_per_s":1000,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,)"
+                      R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,"output_peak_ratio":0.5})",
+                      R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,)"
+                      R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})"));
   const std::string torch_one = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":")" + peer_blas +
                                 R"(","blas_gflops":100})";
   const std::string torch_two = R"({"tokens_per_s":600,"peak_rss_mb":600,"blas":")" + peer_blas +
@@ -38,26 +38,27 @@ CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::stri
 
 }  // namespace
 
-TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak, and the scaling table") {
+TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the kernel loop, and the scaling table") {
   TempDir dir("bench_script");
   const CliResult r = run_script(dir, "OpenBLAS 0.3.21");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
-  // One thread: 1000 / 500 = 2.00×; the 1.5× target needs 1.5 · 500 tok/s · (50 GFLOP/s / 1000 tok/s) / 160 = 0.23
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | OpenBLAS 0.3.21 (100.0) |") !=
+  // One thread: 1000 / 500 = 2.00×; the 1.5× target needs 1.5 · 500 tok/s · (50 GFLOP/s / 1000 tok/s) = 37.5
+  // GFLOP/s: 37.5 / 160 = 0.23 of the FMA peak and 37.5 / 125 = 0.30 of the kernel loop
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
-  // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) / 304 = 0.20
-  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | OpenBLAS 0.3.21 (100.0) |") !=
+  // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60: 60 / 304 = 0.20, 60 / 200 = 0.30
+  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
-  // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160
-  CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 |") != std::string::npos);
+  // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
+  CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
 }
 
 TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the script fails") {
   TempDir dir("bench_script");
   const CliResult r = run_script(dir, "reference BLAS");
   CHECK(r.code == 1);
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a |") != std::string::npos);
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a | n/a |") != std::string::npos);
   CHECK(r.err.find("ratios refused") != std::string::npos);
 }
 

@@ -13,10 +13,14 @@
 # fraction of the FMA peak LAVA's whole step would have to sustain to reach it against this run's peer (median over
 # rounds of target x PyTorch tok/s x LAVA's GFLOP per token / the peak measured in that round): next to "of FMA
 # peak", what LAVA sustains, it says how far off a target is, and above 1.00 that no implementation of this step's
-# arithmetic can reach it on this machine. The last column is the 1-minute load average (/proc/loadavg) before
+# arithmetic can reach it on this machine. "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM
+# micro-kernel alone on operands hot in L1, measured in the same round (lava bench train's kernel_loop_gflops). No
+# GEMM built on that kernel runs faster, so above 1.00 the target is out of this kernel's reach; `lava bench gemm`
+# (the second half of `make bench`) says whether OpenBLAS's kernels run faster on this machine. The last column is the 1-minute load average (/proc/loadavg) before
 # each round, lowest to highest: on a shared machine it says what the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch (ratio of the
-# medians) and of the FMA peak measured in the same rounds: the machine's own ceiling for compute-bound work.
+# medians) and of the FMA peak and the kernel loop measured in the same rounds: the machine's own ceiling for
+# compute-bound work, and the ceiling of a step that is all GEMM.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 # BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
@@ -70,13 +74,25 @@ echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT
 echo
 # Issue 23's target speed ratio for a variant and thread count ("" where it sets none).
 target_of() { case $1/$2 in soft/1) echo 1.5 ;; soft/2|marginal/[12]|var-enum/[12]) echo 2 ;; *) echo "" ;; esac; }
-declare -A lava_med torch_med peak_med  # "variant/threads" -> median tok/s and FMA peak, for the scaling table
+# The fraction of a ceiling the target needs: the median over rounds of target × PyTorch tok/s × LAVA GFLOP per token
+# (GFLOP/s over tok/s) over the round's ceiling, read from the array named $2 (lk: FMA peak, lkl: kernel loop).
+# Reads the rounds' lt, lg and pt of the row being printed.
+target_needs() {
+  local -n ceiling=$2
+  local per_round
+  per_round=$(for ((r = 0; r < rounds; r++)); do
+    awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${ceiling[r]:-}" \
+      'BEGIN { if (l > 0 && k > 0) printf "%.3f\n", x * p * g / l / k }'
+  done)
+  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
+}
+declare -A lava_med torch_med peak_med loop_med  # "variant/threads" -> median tok/s, FMA peak and kernel loop
 
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
   for t in $threads; do
-    lt=(); lg=(); lp=(); lk=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
+    lt=(); lg=(); lp=(); lk=(); lkl=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
     for ((r = 0; r < rounds; r++)); do
       la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
       # shellcheck disable=SC2086  # lava_args is a list of options
@@ -85,6 +101,7 @@ for v in $variants; do
       out=$(tail -1 <<<"$out")
       lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
       lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
+      lkl+=("$(json_num kernel_loop_gflops <<<"$out")")
       lm+=("$(json_num peak_rss_mb <<<"$out")")
       og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
       if [ $have_torch = 1 ]; then
@@ -98,8 +115,9 @@ for v in $variants; do
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
     lava_med[$v/$t]=$L; peak_med[$v/$t]=$(printf '%s\n' "${lk[@]}" | median)
+    loop_med[$v/$t]=$(printf '%s\n' "${lkl[@]}" | median)
     target=$(target_of "$v" "$t")
-    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a
+    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a needs_loop=n/a
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
@@ -110,28 +128,28 @@ for v in $variants; do
         speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
         round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | range_of)
         torch_med[$v/$t]=$T
-        # target × PyTorch tok/s × LAVA GFLOP per token (GFLOP/s over tok/s) over the round's FMA peak
-        [ -n "$target" ] && needs=$(for ((r = 0; r < rounds; r++)); do
-          awk -v x="$target" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${lk[r]}" \
-            'BEGIN { if (l > 0 && k > 0) printf "%.3f\n", x * p * g / l / k }'
-        done | median | xargs printf '%.2f')
+        if [ -n "$target" ]; then
+          needs=$(target_needs "$target" lk) needs_loop=$(target_needs "$target" lkl)
+        fi
       fi
     else
       T=""; TM=""
     fi
     load=$(printf '%s\n' "${la[@]}" | range_of)
-    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" "$v" "$t" \
-      "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$peer_blas" "$G" "$P" "$OG" "$OP" \
+    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" \
+      "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$peer_blas" \
+      "$G" "$P" "$OG" "$OP" \
       "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
 done
 if [ -n "${lava_med[${variants%% *}/1]:-}" ] && [ -n "${lava_med[${variants%% *}/2]:-}" ]; then
   echo
-  echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |"
-  echo "|---|---|---|---|"
+  echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) | kernel loop scaling |"
+  echo "|---|---|---|---|---|"
   for v in $variants; do
     torch_scaling=$(ratio "${torch_med[$v/2]:-}" "${torch_med[$v/1]:-}")
-    echo "| $v | $(ratio "${lava_med[$v/2]:-}" "${lava_med[$v/1]:-}") | $torch_scaling | $(ratio "${peak_med[$v/2]:-}" "${peak_med[$v/1]:-}") |"
+    echo "| $v | $(ratio "${lava_med[$v/2]:-}" "${lava_med[$v/1]:-}") | $torch_scaling |" \
+      "$(ratio "${peak_med[$v/2]:-}" "${peak_med[$v/1]:-}") | $(ratio "${loop_med[$v/2]:-}" "${loop_med[$v/1]:-}") |"
   done
 fi
 if [ $refused = 1 ]; then

@@ -176,8 +176,10 @@ int bench_train(int argc, char** argv) {
                  "(gemm_threaded_share; the rest ran whole on one thread), and the process's peak resident memory.\n"
                  "The output_* columns are the output layer alone (the enumerated layer of marginal and var-enum):\n"
                  "its GEMM work per step, its GFLOP/s over its whole wall time (exp and log-sum-exp included), that\n"
-                 "over the FMA peak, and its share of the step time. tools/bench-torch.py times the same network in\n"
-                 "PyTorch; `make bench` runs both.\n\n"
+                 "over the FMA peak, and its share of the step time. kernel_loop_gflops is the GEMM's micro-kernel\n"
+                 "alone on operands hot in L1, with the same threads, measured right after the FMA peak: no GEMM built\n"
+                 "on it runs faster, so of_kernel_loop (gflops over it) is the share of that ceiling the whole step\n"
+                 "reaches. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
                  "--profile then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
@@ -226,16 +228,17 @@ int bench_train(int argc, char** argv) {
   o.seed = cl.common().seed;
   const TrainBenchResult r = run_train_bench(o);
   const int threads = omp_get_max_threads();
-  const double peak = measure_fma_peak_gflops(threads);
+  const double peak = measure_fma_peak_gflops(threads), kernel_loop = measure_kernel_loop_gflops(threads);
   Table t;
   t.add_column("attn").add_column("threads").add_column("tokens_per_s", ".0f").add_column("step_ms", ".1f");
   t.add_column("gflop_per_step", ".2f").add_column("gflops", ".1f").add_column("peak_gflops", ".1f");
-  t.add_column("peak_ratio", ".3f").add_column("gemm_threaded_share", ".3f");
+  t.add_column("peak_ratio", ".3f").add_column("kernel_loop_gflops", ".1f").add_column("of_kernel_loop", ".3f");
+  t.add_column("gemm_threaded_share", ".3f");
   t.add_column("output_gflop_per_step", ".2f").add_column("output_gflops", ".1f");
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
   t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
   t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
-             r.gflops, peak, r.gflops / peak, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops,
+             r.gflops, peak, r.gflops / peak, kernel_loop, r.gflops / kernel_loop, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops,
              r.output_gflops / peak, r.output_step_share, r.peak_rss_mb, r.objective_per_token});
   t.print(stdout, cl.common().format);
   if (o.profile) print_profile(r, cl.common().format);
