@@ -38,8 +38,9 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
       "--vocab 40 --batch-size 2 --src-len 3 --tgt-len 3 --steps 1 --warmup 0");
   REQUIRE(r.code == 0);
   const JsonValue row = parse_json(r.out, "stdout");
-  for (const char* key : {"tokens_per_s", "gflops", "peak_ratio", "kernel_loop_gflops", "of_kernel_loop", "peak_rss_mb",
-                          "threads", "output_gflop_per_step", "output_gflops", "output_peak_ratio", "output_step_share"}) {
+  for (const char* key : {"tokens_per_s", "gflops", "peak_ratio", "kernel_loop_gflops", "of_kernel_loop",
+                          "peak_rss_mb", "threads", "output_gflop_per_step", "output_gflops", "output_peak_ratio",
+                          "output_step_share"}) {
     CAPTURE(key);
     CHECK(row.at(key).number() > 0);
   }

@@ -47,7 +47,8 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   // GFLOP/s: 37.5 / 160 = 0.23 of the FMA peak and 37.5 / 125 = 0.30 of the kernel loop
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
-  // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60: 60 / 304 = 0.20, 60 / 200 = 0.30
+  // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60 GFLOP/s: 60 / 304 = 0.20,
+  // 60 / 200 = 0.30
   CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125

@@ -16,8 +16,9 @@
 # arithmetic can reach it on this machine. "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM
 # micro-kernel alone on operands hot in L1, measured in the same round (lava bench train's kernel_loop_gflops). No
 # GEMM built on that kernel runs faster, so above 1.00 the target is out of this kernel's reach; `lava bench gemm`
-# (the second half of `make bench`) says whether OpenBLAS's kernels run faster on this machine. The last column is the 1-minute load average (/proc/loadavg) before
-# each round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# (the second half of `make bench`) says whether OpenBLAS's kernels run faster on this machine. The last column is
+# the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared machine it says what
+# the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch (ratio of the
 # medians) and of the FMA peak and the kernel loop measured in the same rounds: the machine's own ceiling for
 # compute-bound work, and the ceiling of a step that is all GEMM.
@@ -138,13 +139,13 @@ for v in $variants; do
     load=$(printf '%s\n' "${la[@]}" | range_of)
     printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" \
       "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$peer_blas" \
-      "$G" "$P" "$OG" "$OP" \
-      "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
+      "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
 done
 if [ -n "${lava_med[${variants%% *}/1]:-}" ] && [ -n "${lava_med[${variants%% *}/2]:-}" ]; then
   echo
-  echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) | kernel loop scaling |"
+  echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |" \
+    "kernel loop scaling |"
   echo "|---|---|---|---|---|"
   for v in $variants; do
     torch_scaling=$(ratio "${torch_med[$v/2]:-}" "${torch_med[$v/1]:-}")

@@ -177,9 +177,9 @@ int bench_train(int argc, char** argv) {
                  "The output_* columns are the output layer alone (the enumerated layer of marginal and var-enum):\n"
                  "its GEMM work per step, its GFLOP/s over its whole wall time (exp and log-sum-exp included), that\n"
                  "over the FMA peak, and its share of the step time. kernel_loop_gflops is the GEMM's micro-kernel\n"
-                 "alone on operands hot in L1, with the same threads, measured right after the FMA peak: no GEMM built\n"
-                 "on it runs faster, so of_kernel_loop (gflops over it) is the share of that ceiling the whole step\n"
-                 "reaches. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
+                 "alone on operands hot in L1, with the same threads, measured right after the FMA peak: no GEMM\n"
+                 "built on it runs faster, so of_kernel_loop (gflops over it) is the share of that ceiling the whole\n"
+                 "step reaches. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
                  "--profile then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
@@ -238,8 +238,9 @@ int bench_train(int argc, char** argv) {
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
   t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
   t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
-             r.gflops, peak, r.gflops / peak, kernel_loop, r.gflops / kernel_loop, r.gemm_threaded_share, r.output_gflop_per_step, r.output_gflops,
-             r.output_gflops / peak, r.output_step_share, r.peak_rss_mb, r.objective_per_token});
+             r.gflops, peak, r.gflops / peak, kernel_loop, r.gflops / kernel_loop, r.gemm_threaded_share,
+             r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak, r.output_step_share, r.peak_rss_mb,
+             r.objective_per_token});
   t.print(stdout, cl.common().format);
   if (o.profile) print_profile(r, cl.common().format);
   return 0;
