@@ -168,3 +168,20 @@ TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lis
   CHECK(run_lava("bench gemm --sizes 8,x").code == 2);
   CHECK(run_lava("bench nothing").code == 2);
 }
+
+TEST_CASE("cli: lava bench gemm --shapes adds each shape in NN, NT and TN, and rejects what is not MxNxK") {
+  CliResult r =
+      run_lava("bench gemm --quick --sizes 8 --shapes 12x40x7,5x3x2 --thread-counts 1 --repeats 1 --format json");
+  REQUIRE(r.code == 0);
+  std::vector<std::string> cases;
+  for (const JsonValue& row : json_lines(r.out))
+    cases.push_back(fmt::format("{}x{}x{} {}", row.at("m").number(), row.at("n").number(), row.at("k").number(),
+                                row.at("trans").str()));
+  CHECK(cases == std::vector<std::string>{"8x8x8 NN", "12x40x7 NN", "12x40x7 NT", "12x40x7 TN", "5x3x2 NN",
+                                          "5x3x2 NT", "5x3x2 TN"});
+  for (const char* bad : {"12x40", "12x40x7x2", "12x0x7", "12xx7", "12x40x", "a", "12x40x7,", "12x40x7.5"}) {
+    const CliResult e = run_lava(fmt::format("bench gemm --quick --sizes 8 --repeats 1 --shapes {}", bad));
+    CHECK_MESSAGE(e.code == 2, bad);
+    CHECK_MESSAGE(e.err.find("--shapes") != std::string::npos, bad);
+  }
+}

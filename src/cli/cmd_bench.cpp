@@ -39,6 +39,35 @@ std::vector<int> parse_int_list(const CommandLine& cl, const std::string& name) 
   return out;
 }
 
+// --shapes: a comma-separated list of MxNxK (C is M×N, inner dimension K), each a positive whole number.
+std::vector<std::array<int, 3>> parse_shape_list(const CommandLine& cl, const std::string& name) {
+  std::vector<std::array<int, 3>> out;
+  const std::string text = cl.get_string(name);
+  if (!text.empty() && text.back() == ',') cl.fail(fmt::format("--{}: {} ends with a comma", name, quote_input(text)));
+  std::stringstream list(text);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    std::array<int, 3> shape{};
+    std::stringstream dims(item);
+    std::string dim;
+    int n = 0;
+    bool ok = true;
+    while (ok && std::getline(dims, dim, 'x')) {
+      size_t used = 0;
+      try {
+        ok = n < 3 && (shape[size_t(n++)] = std::stoi(dim, &used)) >= 1 && used == dim.size();
+      } catch (const std::logic_error&) {
+        ok = false;
+      }
+    }
+    if (!ok || n != 3 || item.back() == 'x')
+      cl.fail(fmt::format("--{}: {} is not MxNxK (three positive whole numbers joined by x)", name, quote_input(item)));
+    out.push_back(shape);
+  }
+  if (out.empty()) cl.fail("--" + name + " is empty");
+  return out;
+}
+
 int bench_gemm(int argc, char** argv) {
   CommandLine cl("bench gemm", "lava bench gemm [options]",
                  "Times lava's float GEMM on square sizes, the LSTM-step shapes 64x2048x1024 and the output-layer\n"
@@ -50,15 +79,20 @@ int bench_gemm(int argc, char** argv) {
                  "micro-kernel alone, on operands hot in L1, over the FMA peak: the most a GEMM built on it reaches\n"
                  "here (sampled after all the GEMMs). Each of --repeats rounds samples the FMA peak, LAVA, LAVA\n"
                  "packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every figure is the median of\n"
-                 "its samples.");
+                 "its samples. --shapes adds shapes of your own, in NN, NT and TN; e.g. the enumerated output layer's\n"
+                 "products of one chunk (lava bench train --attn marginal: 240 rows, H = 256, V = 10,000):\n"
+                 "--shapes 240x10000x256,240x256x10000,257x10000x240 (logits, dx, [dW; db]).");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
       ("repeats", po::value<std::string>()->default_value("5"), "rounds of samples per case (median)")             //
-      ("quick", po::bool_switch(), "square sizes only, no LSTM or output-layer shapes");
+      ("quick", po::bool_switch(), "square sizes only, no LSTM or output-layer shapes")  //
+      ("shapes", po::value<std::string>(), "also MxNxK,... (NN, NT, TN), e.g. 240x10000x256");
   if (!cl.parse(argc, argv)) return 0;
   const std::vector<int> sizes = parse_int_list(cl, "sizes"), threads = parse_int_list(cl, "thread-counts");
   const int repeats = int(cl.get_int("repeats", 1, 1000));
+  const std::vector<std::array<int, 3>> own_shapes =
+      cl.vm().count("shapes") ? parse_shape_list(cl, "shapes") : std::vector<std::array<int, 3>>{};
   std::vector<GemmBenchRow> rows;
   std::vector<std::array<int, 3>> squares;
   for (int s : sizes) squares.push_back({s, s, s});
@@ -68,6 +102,10 @@ int bench_gemm(int argc, char** argv) {
       auto more = run_gemm_bench({shape}, threads, {"NN", "NT", "TN"}, repeats);
       rows.insert(rows.end(), more.begin(), more.end());
     }
+  }
+  for (const std::array<int, 3>& shape : own_shapes) {
+    auto more = run_gemm_bench({shape}, threads, {"NN", "NT", "TN"}, repeats);
+    rows.insert(rows.end(), more.begin(), more.end());
   }
   // The micro-kernel's own ceiling, once per thread count after every GEMM (so that it cannot disturb them).
   std::map<int, double> kernel_loop_ratio;
