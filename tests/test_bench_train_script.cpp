@@ -1,6 +1,7 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
 // print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
-// that target needs, the scaling table, and the refusal of a reference-BLAS peer.
+// that target needs, the scaling table, the order of the two sides within a round, and the refusal of a
+// reference-BLAS peer.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -9,6 +10,11 @@
 #include "temp_dir.hpp"
 
 namespace {
+
+// lava bench train's JSON line on one thread, as the stand-ins print it.
+const std::string kLavaOneThread = R"({"tokens_per_s":1000,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,)"
+                                   R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
+                                   R"("output_peak_ratio":0.5})";
 
 // A stand-in that prints one JSON line whose figures depend on the --threads it was given: `one` or `two`.
 std::string stand_in(const std::string& one, const std::string& two) {
@@ -21,8 +27,7 @@ std::string stand_in(const std::string& one, const std::string& two) {
 // PyTorch one).
 CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "") {
   write_text(dir.file("lava"),
-             stand_in(R"({"tokens_per_s":1000,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,)"
-                      R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,"output_peak_ratio":0.5})",
+             stand_in(kLavaOneThread,
                       R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,)"
                       R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})"));
   const std::string torch_one = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":")" + peer_blas +
@@ -53,6 +58,22 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
         std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
+}
+
+TEST_CASE("bench-train.sh: LAVA runs first in even rounds and the peer first in odd ones") {
+  // Each stand-in logs its name before printing its line; three rounds must run A B, B A, A B.
+  TempDir dir("bench_script");
+  const std::string log = dir.file("order");
+  const std::string torch_line = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":"OpenBLAS 0.3.21","blas_gflops":100})";
+  write_text(dir.file("lava"), "#!/usr/bin/env bash\necho lava >> " + log + "\necho '" + kLavaOneThread + "'\n");
+  write_text(dir.file("torch"), "#!/usr/bin/env bash\necho torch >> " + log + "\necho '" + torch_line + "'\n");
+  const CliResult r = run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" +
+                               dir.file("torch") + " tools/bench-train.sh --variants soft --threads 1 --steps 1 " +
+                               "--rounds 3 --lava " + dir.file("lava") + "\n");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(log) == "lava\ntorch\ntorch\nlava\nlava\ntorch\n");
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 |") != std::string::npos);  // rounds still paired
 }
 
 TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the script fails") {

@@ -9,6 +9,8 @@
 # slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
 # exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest of the
 # rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this machine.
+# Within a round LAVA runs first in even rounds and the peer first in odd ones, so a steady drift of the machine's
+# speed favours neither.
 # "Target" is issue 23's speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
 # fraction of the FMA peak LAVA's whole step would have to sustain to reach it against this run's peer (median over
 # rounds of target x PyTorch tok/s x LAVA's GFLOP per token / the peak measured in that round): next to "of FMA
@@ -89,6 +91,27 @@ target_needs() {
 }
 declare -A lava_med torch_med peak_med loop_med  # "variant/threads" -> median tok/s, FMA peak and kernel loop
 
+# One round of each side for variant $v on $t threads, appending to the row's arrays (the peer: only with PyTorch).
+lava_round() {
+  local out
+  # shellcheck disable=SC2086  # lava_args is a list of options
+  out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q) ||
+    { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
+  out=$(tail -1 <<<"$out")
+  lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
+  lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
+  lkl+=("$(json_num kernel_loop_gflops <<<"$out")")
+  lm+=("$(json_num peak_rss_mb <<<"$out")")
+  og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
+}
+peer_round() {
+  local out
+  [ $have_torch = 1 ] || return 0
+  out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
+    { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
+  pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
+  pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
+}
 echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for v in $variants; do
@@ -96,21 +119,9 @@ for v in $variants; do
     lt=(); lg=(); lp=(); lk=(); lkl=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
     for ((r = 0; r < rounds; r++)); do
       la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
-      # shellcheck disable=SC2086  # lava_args is a list of options
-      out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q) ||
-        { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
-      out=$(tail -1 <<<"$out")
-      lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
-      lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
-      lkl+=("$(json_num kernel_loop_gflops <<<"$out")")
-      lm+=("$(json_num peak_rss_mb <<<"$out")")
-      og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
-      if [ $have_torch = 1 ]; then
-        out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
-          { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
-        pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
-        pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
-      fi
+      # LAVA first in even rounds, the peer first in odd ones (A B, B A, ...): a machine that speeds up or slows down
+      # steadily during the rounds then favours neither side.
+      if ((r % 2 == 0)); then lava_round; peer_round; else peer_round; lava_round; fi
     done
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
