@@ -60,20 +60,39 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
 }
 
-TEST_CASE("bench-train.sh: LAVA runs first in even rounds and the peer first in odd ones") {
-  // Each stand-in logs its name before printing its line; three rounds must run A B, B A, A B.
+TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the median of the rounds' own ratios") {
+  // Each stand-in logs its name and thread count, and LAVA's tokens/s depend on the round: one thread 1000, 1000,
+  // 2000; two threads 1800, 2000, 3000. The rounds' own scaling is 1.8, 2.0 and 1.5, median 1.80 (the ratio of
+  // the medians, 2000 / 1000, would say 2.00).
   TempDir dir("bench_script");
   const std::string log = dir.file("order");
+  const std::string take_threads = "t=1; while [ $# -gt 0 ]; do [ \"$1\" = --threads ] && t=$2; shift; done\n";
+  write_text(dir.file("lava"),
+             "#!/usr/bin/env bash\n" + take_threads + "echo \"lava $t\" >> " + log + "\n" +
+                 "n=$(grep -c \"^lava $t$\" " + log + ")\n" +
+                 "case $t/$n in 1/3) tok=2000 ;; 1/*) tok=1000 ;; 2/1) tok=1800 ;; 2/2) tok=2000 ;; *) tok=3000 ;;\n"
+                 "esac\n" +
+                 "if [ $t = 1 ]; then p=160 k=125; else p=304 k=200; fi\n" +
+                 "echo \"{\\\"tokens_per_s\\\":$tok,\\\"gflops\\\":50,\\\"peak_gflops\\\":$p,\\\"peak_ratio\\\":0.3,"
+                 "\\\"kernel_loop_gflops\\\":$k,\\\"peak_rss_mb\\\":300,\\\"output_gflops\\\":80,"
+                 "\\\"output_peak_ratio\\\":0.5}\"\n");
   const std::string torch_line = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":"OpenBLAS 0.3.21","blas_gflops":100})";
-  write_text(dir.file("lava"), "#!/usr/bin/env bash\necho lava >> " + log + "\necho '" + kLavaOneThread + "'\n");
-  write_text(dir.file("torch"), "#!/usr/bin/env bash\necho torch >> " + log + "\necho '" + torch_line + "'\n");
+  write_text(dir.file("torch"), "#!/usr/bin/env bash\n" + take_threads + "echo \"torch $t\" >> " + log +
+                                    "\necho '" + torch_line + "'\n");
   const CliResult r = run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" +
-                               dir.file("torch") + " tools/bench-train.sh --variants soft --threads 1 --steps 1 " +
-                               "--rounds 3 --lava " + dir.file("lava") + "\n");
+                               dir.file("torch") + " tools/bench-train.sh --variants soft --threads '1 2' " +
+                               "--steps 1 --rounds 3 --lava " + dir.file("lava") + "\n");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
-  CHECK(slurp(log) == "lava\ntorch\ntorch\nlava\nlava\ntorch\n");
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 |") != std::string::npos);  // rounds still paired
+  // Even rounds: thread counts in order, LAVA first; odd rounds: both reversed.
+  CHECK(slurp(log) ==
+        "lava 1\ntorch 1\nlava 2\ntorch 2\n"
+        "torch 2\nlava 2\ntorch 1\nlava 1\n"
+        "lava 1\ntorch 1\nlava 2\ntorch 2\n");
+  // The rows still pair each round's two sides: one thread 1000 / 500 in rounds 0 and 1, 2000 / 500 in round 2.
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00–4.00 |") != std::string::npos);
+  // Scaling: LAVA 1.80 (above), PyTorch 500 → 500, FMA peak 304 / 160, kernel loop 200 / 125.
+  CHECK(r.out.find("| soft | 1.80 | 1.00 | 1.90 | 1.60 |") != std::string::npos);
 }
 
 TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the script fails") {

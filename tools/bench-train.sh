@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
 # `make bench`: LAVA against PyTorch on the same training step, measured in the same run.
-# For each variant and thread count, runs `lava bench train` and tools/bench-torch.py alternately (ROUNDS rounds,
-# the median of the per-round medians), and prints a markdown table: tokens/s, peak memory and their ratios, and
-# LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the whole step and for the output
-# layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional: without it the
-# PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py reads it off
-# the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40 times
-# slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the script
-# exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest of the
-# rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this machine.
-# Within a round LAVA runs first in even rounds and the peer first in odd ones, so a steady drift of the machine's
-# speed favours neither.
-# "Target" is issue 23's speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
-# fraction of the FMA peak LAVA's whole step would have to sustain to reach it against this run's peer (median over
-# rounds of target x PyTorch tok/s x LAVA's GFLOP per token / the peak measured in that round): next to "of FMA
-# peak", what LAVA sustains, it says how far off a target is, and above 1.00 that no implementation of this step's
-# arithmetic can reach it on this machine. "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM
-# micro-kernel alone on operands hot in L1, measured in the same round (lava bench train's kernel_loop_gflops). No
-# GEMM built on that kernel runs faster, so above 1.00 the target is out of this kernel's reach; `lava bench gemm`
-# (the second half of `make bench`) says whether OpenBLAS's kernels run faster on this machine. The last column is
-# the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared machine it says what
-# the ratios were measured under.
-# With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch (ratio of the
-# medians) and of the FMA peak and the kernel loop measured in the same rounds: the machine's own ceiling for
-# compute-bound work, and the ceiling of a step that is all GEMM.
+# For each variant, runs `lava bench train` and tools/bench-torch.py alternately, round by round (ROUNDS rounds, every
+# thread count in each), and prints a markdown table of the rounds' medians per variant and thread count: tokens/s,
+# peak memory and their ratios, and LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the
+# whole step and for the output layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional:
+# without it the PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py
+# reads it off the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40
+# times slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the
+# script exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest
+# of the rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this
+# machine. In even rounds the thread counts run in order and LAVA before the peer, in odd rounds the reverse of both,
+# so a steady drift of the machine's speed favours neither side and neither thread count. "Target" is issue 23's speed
+# ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the fraction of the FMA peak LAVA's
+# whole step would have to sustain to reach it against this run's peer (median over rounds of target x PyTorch tok/s x
+# LAVA's GFLOP per token / the peak measured in that round): next to "of FMA peak", what LAVA sustains, it says how
+# far off a target is, and above 1.00 that no implementation of this step's arithmetic can reach it on this machine.
+# "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM micro-kernel alone on operands hot in L1,
+# measured in the same round (lava bench train's kernel_loop_gflops). No GEMM built on that kernel runs faster, so
+# above 1.00 the target is out of this kernel's reach; `lava bench gemm` (the second half of `make bench`) says
+# whether OpenBLAS's kernels run faster on this machine. The last column is the 1-minute load average (/proc/loadavg)
+# before each round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch and of the FMA peak
+# and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
+# ceiling of a step that is all GEMM): each the median over rounds of the round's two-thread figure over its
+# one-thread figure, measured minutes apart at most instead of a whole row apart.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 # BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
@@ -89,45 +89,62 @@ target_needs() {
   done)
   if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
 }
-declare -A lava_med torch_med peak_med loop_med  # "variant/threads" -> median tok/s, FMA peak and kernel loop
+declare -A torch_med  # "variant/threads" -> the peer's median tok/s, where its ratios were not refused
 
-# One round of each side for variant $v on $t threads, appending to the row's arrays (the peer: only with PyTorch).
+# One round r of each side for variant $v on $t threads: got[FIGURE/t/r] (the peer's only with PyTorch).
+declare -A got
 lava_round() {
-  local out
+  local out k=$t/$r
   # shellcheck disable=SC2086  # lava_args is a list of options
   out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q) ||
     { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
   out=$(tail -1 <<<"$out")
-  lt+=("$(json_num tokens_per_s <<<"$out")"); lg+=("$(json_num gflops <<<"$out")")
-  lp+=("$(json_num peak_ratio <<<"$out")"); lk+=("$(json_num peak_gflops <<<"$out")")
-  lkl+=("$(json_num kernel_loop_gflops <<<"$out")")
-  lm+=("$(json_num peak_rss_mb <<<"$out")")
-  og+=("$(json_num output_gflops <<<"$out")"); op+=("$(json_num output_peak_ratio <<<"$out")")
+  got[lt/$k]=$(json_num tokens_per_s <<<"$out") got[lg/$k]=$(json_num gflops <<<"$out")
+  got[lp/$k]=$(json_num peak_ratio <<<"$out") got[lk/$k]=$(json_num peak_gflops <<<"$out")
+  got[lkl/$k]=$(json_num kernel_loop_gflops <<<"$out") got[lm/$k]=$(json_num peak_rss_mb <<<"$out")
+  got[og/$k]=$(json_num output_gflops <<<"$out") got[op/$k]=$(json_num output_peak_ratio <<<"$out")
 }
 peer_round() {
-  local out
+  local out k=$t/$r
   [ $have_torch = 1 ] || return 0
   out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
     { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
-  pt+=("$(json_num tokens_per_s <<<"$out")"); pm+=("$(json_num peak_rss_mb <<<"$out")")
-  pb+=("$(json_num blas_gflops <<<"$out")"); blas=$(json_str blas <<<"$out")
+  got[pt/$k]=$(json_num tokens_per_s <<<"$out") got[pm/$k]=$(json_num peak_rss_mb <<<"$out")
+  got[pb/$k]=$(json_num blas_gflops <<<"$out") got[blas/$k]=$(json_str blas <<<"$out")
+}
+# FIGURE on $2 threads in each round, one per line (empty where a side did not report it).
+by_round() { local r; for ((r = 0; r < rounds; r++)); do echo "${got[$1/$2/$r]:-}"; done; }
+# The median over rounds of FIGURE on two threads over one, each ratio within one round (1 and 2 threads run next
+# to each other); n/a when no round has both.
+round_scaling() {
+  local per_round
+  per_round=$(for ((r = 0; r < rounds; r++)); do ratio "${got[$1/2/$r]:-}" "${got[$1/1/$r]:-}"; echo; done |
+    grep -v n/a)
+  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
 }
 echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+reversed_threads=$(tr ' ' '\n' <<<"$threads" | grep . | tac | paste -sd' ')
+declare -A scaling_row  # variant -> the scaling table's cells
 for v in $variants; do
-  for t in $threads; do
-    lt=(); lg=(); lp=(); lk=(); lkl=(); lm=(); og=(); op=(); pt=(); pm=(); pb=(); la=(); blas=""
-    for ((r = 0; r < rounds; r++)); do
-      la+=("$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)")
-      # LAVA first in even rounds, the peer first in odd ones (A B, B A, ...): a machine that speeds up or slows down
-      # steadily during the rounds then favours neither side.
+  got=()
+  # Round by round, every thread count in turn; in even rounds the thread counts in order and LAVA before the peer,
+  # in odd rounds the reverse of both (A B, B A, ...): a machine that speeds up or slows down steadily during a
+  # variant's rounds then favours neither side, nor either thread count.
+  for ((r = 0; r < rounds; r++)); do
+    order=$threads
+    ((r % 2 == 0)) || order=$reversed_threads
+    for t in $order; do
+      got[la/$t/$r]=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)
       if ((r % 2 == 0)); then lava_round; peer_round; else peer_round; lava_round; fi
     done
+  done
+  for t in $threads; do
+    for a in lt lg lp lk lkl lm og op pt pm pb la; do mapfile -t "$a" < <(by_round "$a" "$t"); done
+    blas=${got[blas/$t/$((rounds - 1))]:-}
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
-    lava_med[$v/$t]=$L; peak_med[$v/$t]=$(printf '%s\n' "${lk[@]}" | median)
-    loop_med[$v/$t]=$(printf '%s\n' "${lkl[@]}" | median)
     target=$(target_of "$v" "$t")
     speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a needs_loop=n/a
     if [ $have_torch = 1 ]; then
@@ -152,17 +169,16 @@ for v in $variants; do
       "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$peer_blas" \
       "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
+  torch_scaling=n/a
+  [ -n "${torch_med[$v/1]:-}" ] && [ -n "${torch_med[$v/2]:-}" ] && torch_scaling=$(round_scaling pt)
+  scaling_row[$v]="$(round_scaling lt) | $torch_scaling | $(round_scaling lk) | $(round_scaling lkl)"
 done
-if [ -n "${lava_med[${variants%% *}/1]:-}" ] && [ -n "${lava_med[${variants%% *}/2]:-}" ]; then
+if grep -qw 1 <<<"$threads" && grep -qw 2 <<<"$threads"; then
   echo
   echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |" \
     "kernel loop scaling |"
   echo "|---|---|---|---|---|"
-  for v in $variants; do
-    torch_scaling=$(ratio "${torch_med[$v/2]:-}" "${torch_med[$v/1]:-}")
-    echo "| $v | $(ratio "${lava_med[$v/2]:-}" "${lava_med[$v/1]:-}") | $torch_scaling |" \
-      "$(ratio "${peak_med[$v/2]:-}" "${peak_med[$v/1]:-}") | $(ratio "${loop_med[$v/2]:-}" "${loop_med[$v/1]:-}") |"
-  done
+  for v in $variants; do echo "| $v | ${scaling_row[$v]} |"; done
 fi
 if [ $refused = 1 ]; then
   echo "bench-train.sh: error: PyTorch ran on the reference BLAS or below $min_peer_gflops GFLOP/s (see the BLAS" \
