@@ -1,7 +1,7 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
 // print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
-// that target needs, the scaling table, the order of the two sides within a round, and the refusal of a
-// reference-BLAS peer.
+// that target needs, the scaling table (the median of the rounds' own ratios), the order of the rounds, and the
+// refusal of a reference-BLAS peer.
 #include <doctest/doctest.h>
 
 #include <string>
