@@ -109,11 +109,15 @@ data: deps
 # LAVA against PyTorch on the same training step, alternating, in the same run (tools/bench-train.sh names the BLAS
 # torch actually ran on every row and refuses a ratio against the reference BLAS); then GEMM, with both libraries'
 # threads spinning briefly before they sleep (LAVA's as in training; OpenBLAS's 2^24 cycles): a thread woken from
-# sleep for every call costs a 256^3 product more than its arithmetic (README, Measuring speed).
+# sleep for every call costs a 256^3 product more than its arithmetic (README, Measuring speed). The --shapes are the
+# three products of one chunk of the enumerated output layer in bench-train.sh's marginal and var-enum steps (logits,
+# dx, [dW; db]), so that their OpenBLAS ratio sits next to what the targets need.
+BENCH_CHUNK_SHAPES := 240x10000x256,240x256x10000,257x10000x240
 bench: deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	tools/bench-train.sh
-	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm
+	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm \
+	  --shapes $(BENCH_CHUNK_SHAPES)
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (README "Cross-check"): for
 # every variant of the translation and VQA models, and the sequence VAE, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
