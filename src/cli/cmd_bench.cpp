@@ -20,21 +20,29 @@ namespace lava {
 
 namespace {
 
-// "256,512" -> {256, 512}
-std::vector<int> parse_int_list(const CommandLine& cl, const std::string& name) {
-  std::vector<int> out;
-  std::stringstream ss(cl.get_string(name));
+// Splits `text` at `sep` into positive whole numbers, appended to `out`; false if an item is not one (getline drops a
+// trailing empty item: "8," is {8}).
+bool split_positive_ints(const std::string& text, char sep, std::vector<int>& out) {
+  std::stringstream ss(text);
   std::string item;
-  while (std::getline(ss, item, ',')) {
+  while (std::getline(ss, item, sep)) {
     try {
       size_t used = 0;
       const int v = std::stoi(item, &used);
-      if (used != item.size() || v < 1) throw std::invalid_argument(item);
+      if (used != item.size() || v < 1) return false;
       out.push_back(v);
     } catch (const std::logic_error&) {
-      cl.fail(fmt::format("--{}: {} is not a list of positive whole numbers", name, quote_input(cl.get_string(name))));
+      return false;
     }
   }
+  return true;
+}
+
+// "256,512" -> {256, 512}
+std::vector<int> parse_int_list(const CommandLine& cl, const std::string& name) {
+  std::vector<int> out;
+  if (!split_positive_ints(cl.get_string(name), ',', out))
+    cl.fail(fmt::format("--{}: {} is not a list of positive whole numbers", name, quote_input(cl.get_string(name))));
   if (out.empty()) cl.fail("--" + name + " is empty");
   return out;
 }
@@ -47,22 +55,10 @@ std::vector<std::array<int, 3>> parse_shape_list(const CommandLine& cl, const st
   std::stringstream list(text);
   std::string item;
   while (std::getline(list, item, ',')) {
-    std::array<int, 3> shape{};
-    std::stringstream dims(item);
-    std::string dim;
-    int n = 0;
-    bool ok = true;
-    while (ok && std::getline(dims, dim, 'x')) {
-      size_t used = 0;
-      try {
-        ok = n < 3 && (shape[size_t(n++)] = std::stoi(dim, &used)) >= 1 && used == dim.size();
-      } catch (const std::logic_error&) {
-        ok = false;
-      }
-    }
-    if (!ok || n != 3 || item.back() == 'x')
+    std::vector<int> dims;
+    if (!split_positive_ints(item, 'x', dims) || dims.size() != 3 || item.back() == 'x')
       cl.fail(fmt::format("--{}: {} is not MxNxK (three positive whole numbers joined by x)", name, quote_input(item)));
-    out.push_back(shape);
+    out.push_back({dims[0], dims[1], dims[2]});
   }
   if (out.empty()) cl.fail("--" + name + " is empty");
   return out;
