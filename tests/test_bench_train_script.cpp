@@ -16,10 +16,13 @@ const std::string kLavaOneThread = R"({"tokens_per_s":1000,"gflops":50,"peak_gfl
                                    R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
                                    R"("output_peak_ratio":0.5})";
 
+// The first lines of every stand-in: bash, and t = the --threads it was given (1 if none).
+const std::string kStandInHead =
+    "#!/usr/bin/env bash\nt=1; while [ $# -gt 0 ]; do [ \"$1\" = --threads ] && t=$2; shift; done\n";
+
 // A stand-in that prints one JSON line whose figures depend on the --threads it was given: `one` or `two`.
 std::string stand_in(const std::string& one, const std::string& two) {
-  return "#!/usr/bin/env bash\n"
-         "t=1; while [ $# -gt 0 ]; do [ \"$1\" = --threads ] && t=$2; shift; done\n"
+  return kStandInHead +
          "if [ $t = 1 ]; then echo '" + one + "'; else echo '" + two + "'; fi\n";
 }
 
@@ -66,9 +69,8 @@ TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the medi
   // the medians, 2000 / 1000, would say 2.00).
   TempDir dir("bench_script");
   const std::string log = dir.file("order");
-  const std::string take_threads = "t=1; while [ $# -gt 0 ]; do [ \"$1\" = --threads ] && t=$2; shift; done\n";
   write_text(dir.file("lava"),
-             "#!/usr/bin/env bash\n" + take_threads + "echo \"lava $t\" >> " + log + "\n" +
+             kStandInHead + "echo \"lava $t\" >> " + log + "\n" +
                  "n=$(grep -c \"^lava $t$\" " + log + ")\n" +
                  "case $t/$n in 1/3) tok=2000 ;; 1/*) tok=1000 ;; 2/1) tok=1800 ;; 2/2) tok=2000 ;; *) tok=3000 ;;\n"
                  "esac\n" +
@@ -77,7 +79,7 @@ TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the medi
                  "\\\"kernel_loop_gflops\\\":$k,\\\"peak_rss_mb\\\":300,\\\"output_gflops\\\":80,"
                  "\\\"output_peak_ratio\\\":0.5}\"\n");
   const std::string torch_line = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":"OpenBLAS 0.3.21","blas_gflops":100})";
-  write_text(dir.file("torch"), "#!/usr/bin/env bash\n" + take_threads + "echo \"torch $t\" >> " + log +
+  write_text(dir.file("torch"), kStandInHead + "echo \"torch $t\" >> " + log +
                                     "\necho '" + torch_line + "'\n");
   const CliResult r = run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" +
                                dir.file("torch") + " tools/bench-train.sh --variants soft --threads '1 2' " +
