@@ -1,6 +1,6 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
 // print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
-// that target needs, the scaling table (the median of the rounds' own ratios), the order of the rounds, and the
+// that target needs, what it asks of the GEMMs with the other work as profiled, the scaling table (the median of the rounds' own ratios), the order of the rounds, and the
 // refusal of a reference-BLAS peer.
 #include <doctest/doctest.h>
 
@@ -16,6 +16,12 @@ const std::string kLavaOneThread = R"({"tokens_per_s":1000,"gflops":50,"peak_gfl
                                    R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
                                    R"("output_peak_ratio":0.5})";
 
+// The GEMM total of lava bench train --profile (its other totals are ignored): share s of the profiled step.
+std::string gemm_total(const std::string& share) {
+  return "\n" R"j({"event":"profile_total","what":"step (sum of the rows)","ms":100,"share":1})j"
+         "\n" R"j({"event":"profile_total","what":"GEMM (all ops)","ms":80,"share":)j" + share + "}";
+}
+
 // The first lines of every stand-in: bash, and t = the --threads it was given (1 if none).
 const std::string kStandInHead =
     "#!/usr/bin/env bash\nt=1; while [ $# -gt 0 ]; do [ \"$1\" = --threads ] && t=$2; shift; done\n";
@@ -27,12 +33,14 @@ std::string stand_in(const std::string& one, const std::string& two) {
 }
 
 // Runs the script on soft attention, 1 and 2 threads, one round, with the two stand-ins (or `peer` for the
-// PyTorch one).
-CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "") {
+// PyTorch one); LAVA prints `lava_one` on one thread (with its GEMM share of the profiled step).
+CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "",
+                     const std::string& lava_one = kLavaOneThread + gemm_total("0.8")) {
   write_text(dir.file("lava"),
-             stand_in(kLavaOneThread,
+             stand_in(lava_one,
                       R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,)"
-                      R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})"));
+                      R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})" +
+                          gemm_total("0.5")));
   const std::string torch_one = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":")" + peer_blas +
                                 R"(","blas_gflops":100})";
   const std::string torch_two = R"({"tokens_per_s":600,"peak_rss_mb":600,"blas":")" + peer_blas +
@@ -52,12 +60,14 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   // One thread: 1000 / 500 = 2.00×; the 1.5× target needs 1.5 · 500 tok/s · (50 GFLOP/s / 1000 tok/s) = 37.5
-  // GFLOP/s: 37.5 / 160 = 0.23 of the FMA peak and 37.5 / 125 = 0.30 of the kernel loop
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
+  // GFLOP/s: 37.5 / 160 = 0.23 of the FMA peak and 37.5 / 125 = 0.30 of the kernel loop. With the other 20 % of
+  // the step kept, the GEMMs get 1/750 − 0.2/1000 s a token for 0.05 GFLOP: 44.1 GFLOP/s, 0.35 of the kernel loop;
+  // they run at 50 / 0.8 = 62.5, 0.50 of it.
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | 0.35 | 0.50 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
   // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60 GFLOP/s: 60 / 304 = 0.20,
-  // 60 / 200 = 0.30
-  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | OpenBLAS 0.3.21 (100.0) |") !=
+  // 60 / 200 = 0.30; with half the step kept, 1800 / 1200 − 0.5 = 1 and 90 / 200 = 0.45; they run at 90 / 0.5 / 200.
+  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | 0.45 | 0.90 | OpenBLAS 0.3.21 (100.0) |") !=
         std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
@@ -97,11 +107,24 @@ TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the medi
   CHECK(r.out.find("| soft | 1.80 | 1.00 | 1.90 | 1.60 |") != std::string::npos);
 }
 
+TEST_CASE("bench-train.sh: where the other work alone overruns the target's time, the GEMMs would need ∞") {
+  // One thread, 400 tok/s against 500 with a 1.5× target: 1/750 s a token, of which the 60 % of the step outside
+  // GEMMs already takes 0.6/400 = 1/667. The GEMMs run at 50 / 0.4 = 125 GFLOP/s, 1.00 of the kernel loop.
+  TempDir dir("bench_script");
+  const CliResult r = run_script(dir, "OpenBLAS 0.3.21", "",
+                                 R"({"tokens_per_s":400,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,)"
+                                 R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
+                                 R"("output_peak_ratio":0.5})" + gemm_total("0.4"));
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("| soft | 1 | 400 | 500 | 0.80 | 0.80 | 1.5 | 0.59 | 0.75 | ∞ | 1.00 |") != std::string::npos);
+}
+
 TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the script fails") {
   TempDir dir("bench_script");
   const CliResult r = run_script(dir, "reference BLAS");
   CHECK(r.code == 1);
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a | n/a |") != std::string::npos);
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a | n/a | n/a |") != std::string::npos);
   CHECK(r.err.find("ratios refused") != std::string::npos);
 }
 

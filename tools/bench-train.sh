@@ -18,7 +18,12 @@
 # "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM micro-kernel alone on operands hot in L1,
 # measured in the same round (lava bench train's kernel_loop_gflops). No GEMM built on that kernel runs faster, so
 # above 1.00 the target is out of this kernel's reach; `lava bench gemm` (the second half of `make bench`) says
-# whether OpenBLAS's kernels run faster on this machine. The last column is the 1-minute load average (/proc/loadavg)
+# whether OpenBLAS's kernels run faster on this machine. "GEMMs would need" is the same question with LAVA's other
+# work counted: LAVA runs under its per-op profile (--profile, --steps more steps), and with the non-GEMM share of its
+# step as profiled (1 - s) left as it is, the target leaves its GEMMs (1/(target x PyTorch tok/s) - (1 - s)/(LAVA
+# tok/s)) seconds a token for their GFLOP per token; the rate that takes, over the round's kernel loop (median over
+# rounds; "∞" where the other work alone overruns the target's time). "GEMMs run at" is what they run at now (LAVA
+# GFLOP/s / s, over the kernel loop): the gap between the two is what faster GEMMs would have to close. The last column is the 1-minute load average (/proc/loadavg)
 # before each round, lowest to highest: on a shared machine it says what the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch and of the FMA peak
 # and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
@@ -89,6 +94,28 @@ target_needs() {
   done)
   if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
 }
+# What the target asks of LAVA's GEMMs with its other work as profiled (see the header), as a fraction of the kernel
+# loop: the median over rounds of g / (k · (l / (x · p) − (1 − s))), with x the target, l and p LAVA's and PyTorch's
+# tok/s, g LAVA's GEMM GFLOP/s over its whole step, s the GEMM share of its profiled step and k the kernel loop. A
+# round whose other work alone overruns the target's time counts as 1e9, printed "∞". Reads the row's lt, lg, pt,
+# lkl and gs.
+gemm_needs() {
+  local per_round
+  per_round=$(for ((r = 0; r < rounds; r++)); do
+    awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" \
+      'BEGIN { if (l > 0 && p > 0 && k > 0 && s != "") { d = l / (x * p) - (1 - s); print (d > 0 ? g / (k * d) : 1e9) } }'
+  done)
+  if [ -n "$per_round" ]; then median <<<"$per_round" | awk '{ if ($1 >= 1e9) print "∞"; else printf "%.2f", $1 }'
+  else echo n/a; fi
+}
+# What LAVA's GEMMs run at now, as a fraction of the kernel loop: the median over rounds of g / (s · k).
+gemm_runs_at() {
+  local per_round
+  per_round=$(for ((r = 0; r < rounds; r++)); do
+    awk -v g="${lg[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" 'BEGIN { if (k > 0 && s > 0) print g / (s * k) }'
+  done)
+  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
+}
 declare -A torch_med  # "variant/threads" -> the peer's median tok/s, where its ratios were not refused
 
 # One round r of each side for variant $v on $t threads: got[FIGURE/t/r] (the peer's only with PyTorch).
@@ -96,9 +123,11 @@ declare -A got
 lava_round() {
   local out k=$t/$r
   # shellcheck disable=SC2086  # lava_args is a list of options
-  out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" $lava_args --format json -q) ||
-    { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
-  out=$(tail -1 <<<"$out")
+  out=$(GOMP_SPINCOUNT=$lava_spin "$lava" bench train --attn "$v" --threads "$t" --steps "$steps" --profile $lava_args \
+    --format json -q) || { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
+  # The GEMM share of the profiled step (its "GEMM (all ops)" total), then the main row (the timed steps).
+  got[gs/$k]=$(grep -F '"GEMM (all ops)"' <<<"$out" | json_num share || true)
+  out=$(grep -m1 -F '"tokens_per_s"' <<<"$out")
   got[lt/$k]=$(json_num tokens_per_s <<<"$out") got[lg/$k]=$(json_num gflops <<<"$out")
   got[lp/$k]=$(json_num peak_ratio <<<"$out") got[lk/$k]=$(json_num peak_gflops <<<"$out")
   got[lkl/$k]=$(json_num kernel_loop_gflops <<<"$out") got[lm/$k]=$(json_num peak_rss_mb <<<"$out")
@@ -122,8 +151,8 @@ round_scaling() {
     grep -v n/a)
   if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
 }
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 reversed_threads=$(tr ' ' '\n' <<<"$threads" | grep . | tac | paste -sd' ')
 declare -A scaling_row  # variant -> the scaling table's cells
 for v in $variants; do
@@ -140,13 +169,13 @@ for v in $variants; do
     done
   done
   for t in $threads; do
-    for a in lt lg lp lk lkl lm og op pt pm pb la; do mapfile -t "$a" < <(by_round "$a" "$t"); done
+    for a in lt lg lp lk lkl lm og op pt pm pb la gs; do mapfile -t "$a" < <(by_round "$a" "$t"); done
     blas=${got[blas/$t/$((rounds - 1))]:-}
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
     target=$(target_of "$v" "$t")
-    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a needs_loop=n/a
+    speed_ratio=n/a memory_ratio=n/a peer_blas=n/a round_ratios=n/a needs=n/a needs_loop=n/a gemm_need=n/a
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
@@ -158,15 +187,16 @@ for v in $variants; do
         round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | range_of)
         torch_med[$v/$t]=$T
         if [ -n "$target" ]; then
-          needs=$(target_needs "$target" lk) needs_loop=$(target_needs "$target" lkl)
+          needs=$(target_needs "$target" lk) needs_loop=$(target_needs "$target" lkl) gemm_need=$(gemm_needs "$target")
         fi
       fi
     else
       T=""; TM=""
     fi
     load=$(printf '%s\n' "${la[@]}" | range_of)
-    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" \
-      "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$peer_blas" \
+    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" \
+      "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$gemm_need" \
+      "$(gemm_runs_at)" "$peer_blas" \
       "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
   done
   torch_scaling=n/a
