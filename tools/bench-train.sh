@@ -76,6 +76,14 @@ refused=0
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # The lowest and highest of the numbers on stdin, one per line: "lo–hi", or one number when they are equal.
 range_of() { sort -g | sed -n '1p;$p' | paste -sd' ' | awk '{print ($2 == "" || $1 == $2) ? $1 : $1 "–" $2}'; }
+# The median of the per-round figures on stdin (blank lines ignored) to two decimals, "∞" from 1e9 up (a round that
+# no rate can meet), or n/a when there are none.
+median_of_rounds() {
+  local figures
+  figures=$(grep . || true)
+  if [ -n "$figures" ]; then median <<<"$figures" | awk '{ if ($1 >= 1e9) print "∞"; else printf "%.2f", $1 }'
+  else echo n/a; fi
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
@@ -92,7 +100,7 @@ target_needs() {
     awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${ceiling[r]:-}" \
       'BEGIN { if (l > 0 && k > 0) printf "%.3f\n", x * p * g / l / k }'
   done)
-  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
+  median_of_rounds <<<"$per_round"
 }
 # What the target asks of LAVA's GEMMs with its other work as profiled (see the header), as a fraction of the kernel
 # loop: the median over rounds of g / (k · (l / (x · p) − (1 − s))), with x the target, l and p LAVA's and PyTorch's
@@ -105,8 +113,7 @@ gemm_needs() {
     awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" \
       'BEGIN { if (l > 0 && p > 0 && k > 0 && s != "") { d = l / (x * p) - (1 - s); print (d > 0 ? g / (k * d) : 1e9) } }'
   done)
-  if [ -n "$per_round" ]; then median <<<"$per_round" | awk '{ if ($1 >= 1e9) print "∞"; else printf "%.2f", $1 }'
-  else echo n/a; fi
+  median_of_rounds <<<"$per_round"
 }
 # What LAVA's GEMMs run at now, as a fraction of the kernel loop: the median over rounds of g / (s · k).
 gemm_runs_at() {
@@ -114,7 +121,7 @@ gemm_runs_at() {
   per_round=$(for ((r = 0; r < rounds; r++)); do
     awk -v g="${lg[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" 'BEGIN { if (k > 0 && s > 0) print g / (s * k) }'
   done)
-  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
+  median_of_rounds <<<"$per_round"
 }
 declare -A torch_med  # "variant/threads" -> the peer's median tok/s, where its ratios were not refused
 
@@ -149,7 +156,7 @@ round_scaling() {
   local per_round
   per_round=$(for ((r = 0; r < rounds; r++)); do ratio "${got[$1/2/$r]:-}" "${got[$1/1/$r]:-}"; echo; done |
     grep -v n/a)
-  if [ -n "$per_round" ]; then median <<<"$per_round" | xargs printf '%.2f'; else echo n/a; fi
+  median_of_rounds <<<"$per_round"
 }
 echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
