@@ -1,7 +1,7 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
 // print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
-// that target needs, what it asks of the GEMMs with the other work as profiled, the scaling table (the median of the rounds' own ratios), the order of the rounds, and the
-// refusal of a reference-BLAS peer.
+// that target needs, what it asks of the GEMMs with the other work as profiled, the scaling table (the median of the
+// rounds' own ratios), the order of the rounds, and the refusal of a reference-BLAS peer.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -63,12 +63,13 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   // GFLOP/s: 37.5 / 160 = 0.23 of the FMA peak and 37.5 / 125 = 0.30 of the kernel loop. With the other 20 % of
   // the step kept, the GEMMs get 1/750 − 0.2/1000 s a token for 0.05 GFLOP: 44.1 GFLOP/s, 0.35 of the kernel loop;
   // they run at 50 / 0.8 = 62.5, 0.50 of it.
-  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | 0.35 | 0.50 | OpenBLAS 0.3.21 (100.0) |") !=
-        std::string::npos);
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | 0.35 | 0.50 | "
+                   "OpenBLAS 0.3.21 (100.0) |") != std::string::npos);
   // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60 GFLOP/s: 60 / 304 = 0.20,
-  // 60 / 200 = 0.30; with half the step kept, 1800 / 1200 − 0.5 = 1 and 90 / 200 = 0.45; they run at 90 / 0.5 / 200.
-  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | 0.45 | 0.90 | OpenBLAS 0.3.21 (100.0) |") !=
-        std::string::npos);
+  // 60 / 200 = 0.30; with half the step kept, 1800 / 1200 − 0.5 = 1 and 90 / 200 = 0.45; they run at
+  // 90 / 0.5 / 200 = 0.90.
+  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | 0.45 | 0.90 | "
+                   "OpenBLAS 0.3.21 (100.0) |") != std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
 }

@@ -23,8 +23,9 @@
 # step as profiled (1 - s) left as it is, the target leaves its GEMMs (1/(target x PyTorch tok/s) - (1 - s)/(LAVA
 # tok/s)) seconds a token for their GFLOP per token; the rate that takes, over the round's kernel loop (median over
 # rounds; "∞" where the other work alone overruns the target's time). "GEMMs run at" is what they run at now (LAVA
-# GFLOP/s / s, over the kernel loop): the gap between the two is what faster GEMMs would have to close. The last column is the 1-minute load average (/proc/loadavg)
-# before each round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# GFLOP/s / s, over the kernel loop): the gap between the two is what faster GEMMs would have to close. The last
+# column is the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared machine it
+# says what the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch and of the FMA peak
 # and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
 # ceiling of a step that is all GEMM): each the median over rounds of the round's two-thread figure over its
