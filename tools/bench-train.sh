@@ -91,39 +91,30 @@ echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT
 echo
 # Issue 23's target speed ratio for a variant and thread count ("" where it sets none).
 target_of() { case $1/$2 in soft/1) echo 1.5 ;; soft/2|marginal/[12]|var-enum/[12]) echo 2 ;; *) echo "" ;; esac; }
-# The fraction of a ceiling the target needs: the median over rounds of target × PyTorch tok/s × LAVA GFLOP per token
-# (GFLOP/s over tok/s) over the round's ceiling, read from the array named $2 (lk: FMA peak, lkl: kernel loop).
-# Reads the rounds' lt, lg and pt of the row being printed.
+# The median over rounds (median_of_rounds) of what the awk statement $1 prints for each round, run with that round's
+# figures of the row being printed: x (the target, $2), l and p (LAVA's and PyTorch's tok/s), g (LAVA's GEMM GFLOP/s
+# over its whole step), peak (the FMA peak), k (the kernel loop) and s (the GEMM share of LAVA's profiled step).
+over_rounds() {
+  local r
+  for ((r = 0; r < rounds; r++)); do
+    awk -v x="${2:-}" -v l="${lt[r]}" -v p="${pt[r]:-}" -v g="${lg[r]}" -v peak="${lk[r]:-}" -v k="${lkl[r]:-}" \
+      -v s="${gs[r]:-}" "BEGIN { $1 }"
+  done | median_of_rounds
+}
+# The fraction of a ceiling (peak: the FMA peak, k: the kernel loop) the target needs: target × PyTorch tok/s × LAVA
+# GFLOP per token (GFLOP/s over tok/s) over the round's ceiling.
 target_needs() {
-  local -n ceiling=$2
-  local per_round
-  per_round=$(for ((r = 0; r < rounds; r++)); do
-    awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${ceiling[r]:-}" \
-      'BEGIN { if (l > 0 && k > 0) printf "%.3f\n", x * p * g / l / k }'
-  done)
-  median_of_rounds <<<"$per_round"
+  over_rounds "if (l > 0 && $2 > 0) printf \"%.3f\\n\", x * p * g / l / $2" "$1"
 }
 # What the target asks of LAVA's GEMMs with its other work as profiled (see the header), as a fraction of the kernel
-# loop: the median over rounds of g / (k · (l / (x · p) − (1 − s))), with x the target, l and p LAVA's and PyTorch's
-# tok/s, g LAVA's GEMM GFLOP/s over its whole step, s the GEMM share of its profiled step and k the kernel loop. A
-# round whose other work alone overruns the target's time counts as 1e9, printed "∞". Reads the row's lt, lg, pt,
-# lkl and gs.
+# loop: g / (k · (l / (x · p) − (1 − s))). A round whose other work alone overruns the target's time counts as 1e9,
+# printed "∞".
 gemm_needs() {
-  local per_round
-  per_round=$(for ((r = 0; r < rounds; r++)); do
-    awk -v x="$1" -v p="${pt[r]}" -v g="${lg[r]}" -v l="${lt[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" \
-      'BEGIN { if (l > 0 && p > 0 && k > 0 && s != "") { d = l / (x * p) - (1 - s); print (d > 0 ? g / (k * d) : 1e9) } }'
-  done)
-  median_of_rounds <<<"$per_round"
+  over_rounds 'if (l > 0 && p > 0 && k > 0 && s != "") {
+                 d = l / (x * p) - (1 - s); print (d > 0 ? g / (k * d) : 1e9) }' "$1"
 }
-# What LAVA's GEMMs run at now, as a fraction of the kernel loop: the median over rounds of g / (s · k).
-gemm_runs_at() {
-  local per_round
-  per_round=$(for ((r = 0; r < rounds; r++)); do
-    awk -v g="${lg[r]}" -v k="${lkl[r]:-}" -v s="${gs[r]:-}" 'BEGIN { if (k > 0 && s > 0) print g / (s * k) }'
-  done)
-  median_of_rounds <<<"$per_round"
-}
+# What LAVA's GEMMs run at now, as a fraction of the kernel loop: g / (s · k).
+gemm_runs_at() { over_rounds 'if (k > 0 && s > 0) print g / (s * k)'; }
 declare -A torch_med  # "variant/threads" -> the peer's median tok/s, where its ratios were not refused
 
 # One round r of each side for variant $v on $t threads: got[FIGURE/t/r] (the peer's only with PyTorch).
@@ -195,7 +186,7 @@ for v in $variants; do
         round_ratios=$(for ((r = 0; r < rounds; r++)); do ratio "${lt[r]}" "${pt[r]}"; echo; done | range_of)
         torch_med[$v/$t]=$T
         if [ -n "$target" ]; then
-          needs=$(target_needs "$target" lk) needs_loop=$(target_needs "$target" lkl) gemm_need=$(gemm_needs "$target")
+          needs=$(target_needs "$target" peak) needs_loop=$(target_needs "$target" k) gemm_need=$(gemm_needs "$target")
         fi
       fi
     else
