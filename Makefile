@@ -111,11 +111,13 @@ data: deps
 # threads spinning briefly before they sleep (LAVA's as in training; OpenBLAS's 2^24 cycles): a thread woken from
 # sleep for every call costs a 256^3 product more than its arithmetic (README, Measuring speed). The --shapes are the
 # three products of one chunk of the enumerated output layer in bench-train.sh's marginal and var-enum steps (logits,
-# dx, [dW; db]), so that their OpenBLAS ratio sits next to what the targets need.
+# dx, [dW; db]), so that their OpenBLAS ratio sits next to what the targets need. BENCH_ARGS go to bench-train.sh:
+# `make bench BENCH_ARGS="--rounds 9"` takes the medians over 9 alternated rounds instead of 3 (about 3 times as long).
 BENCH_CHUNK_SHAPES := 240x10000x256,240x256x10000,257x10000x240
+BENCH_ARGS ?=
 bench: deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
-	tools/bench-train.sh
+	tools/bench-train.sh $(BENCH_ARGS)
 	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm \
 	  --shapes $(BENCH_CHUNK_SHAPES)
 
