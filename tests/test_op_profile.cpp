@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -90,6 +91,54 @@ TEST_CASE("op profile: the same bits on and off; each op's calls, GEMM work and 
   CHECK(sum <= wall);
   CHECK(sum >= 0.5 * wall);
   CHECK_FALSE(op_profile::active());
+}
+
+namespace {
+// One region over x opened with `if (splits)`: x[i] = sin(x[i]) + 1.
+void region(std::vector<double>& x, bool splits) {
+#pragma omp parallel for schedule(static) if (splits)
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(x[i]) + 1;
+}
+}  // namespace
+
+TEST_CASE("op profile: work that splits over threads is told from work that cannot, on any team size") {
+  std::vector<double> x(1 << 14, 0.5);
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    std::vector<float> a(128 * 128, 0.5f), c(128 * 128);
+    op_profile::start();
+    {
+      const op_profile::Scope scope(op_profile::kind_id("regions"), op_profile::Phase::forward);
+      for (const bool splits : {true, false, true, true, false}) region(x, splits);
+    }
+    {  // 128³ multiply-adds: split on two threads, worth splitting on one
+      const op_profile::Scope scope(op_profile::kind_id("large gemm"), op_profile::Phase::forward);
+      gemm<float>(false, false, 128, 128, 128, 1.f, a.data(), 128, a.data(), 128, 0.f, c.data(), 128);
+    }
+    {  // 8³: never split
+      const op_profile::Scope scope(op_profile::kind_id("small gemm"), op_profile::Phase::forward);
+      gemm<float>(false, false, 8, 8, 8, 1.f, a.data(), 8, a.data(), 8, 0.f, c.data(), 8);
+    }
+    op_profile::stop();
+    omp_set_num_threads(saved);
+    const std::vector<op_profile::KindTotals> ts = op_profile::totals();
+    const op_profile::KindTotals* k = find_kind(ts, "regions");
+    REQUIRE(k != nullptr);
+    const op_profile::PhaseTotals& t = k->phase[int(op_profile::Phase::forward)];
+    CHECK(t.omp_regions == 5);
+    CHECK(t.omp_split_regions == 3);  // an `if (true)` region on one thread still counts: more threads could share it
+    CHECK(t.omp_split_seconds > 0);
+    CHECK(t.omp_split_seconds <= t.seconds);  // their wall time, inside the scope's
+    // A gemm files its own time as split when it is worth splitting, on one thread too, and its regions add none.
+    const op_profile::PhaseTotals& large = find_kind(ts, "large gemm")->phase[int(op_profile::Phase::forward)];
+    CHECK(large.gemm_seconds > 0);
+    CHECK(large.omp_split_seconds == large.gemm_seconds);
+    const op_profile::PhaseTotals& small = find_kind(ts, "small gemm")->phase[int(op_profile::Phase::forward)];
+    CHECK(small.gemm_seconds > 0);
+    CHECK(small.omp_split_seconds == 0);
+  }
 }
 
 TEST_CASE("op profile: lava bench train --profile prints one row per op kind and totals that add up") {

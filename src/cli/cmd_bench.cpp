@@ -133,7 +133,7 @@ int bench_gemm(int argc, char** argv) {
 }
 
 // The per-op profile of `lava bench train --profile`: one row per op kind, then the totals, all per step.
-void print_profile(const TrainBenchResult& r, OutputFormat format) {
+void print_profile(const TrainBenchResult& r, int threads, OutputFormat format) {
   using op_profile::Phase;
   const double per_step_ms = 1e3 / r.profile_steps;
   struct Row {
@@ -142,7 +142,7 @@ void print_profile(const TrainBenchResult& r, OutputFormat format) {
   };
   std::vector<Row> rows;
   double sum_ms = 0, phase_ms[op_profile::kPhases] = {}, gemm_ms = 0, gemm_flops = 0, omp_ms = 0, imbalance_ms = 0;
-  double regions = 0;
+  double regions = 0, split_ms = 0;
   for (const op_profile::KindTotals& k : r.profile) {
     Row row{&k, {}, 0};
     for (int p = 0; p < op_profile::kPhases; ++p) {
@@ -152,7 +152,7 @@ void print_profile(const TrainBenchResult& r, OutputFormat format) {
       phase_ms[p] += row.ms[p];
       gemm_ms += t.gemm_seconds * per_step_ms, gemm_flops += t.gemm_flops;
       omp_ms += t.omp_overhead * per_step_ms, imbalance_ms += t.omp_imbalance * per_step_ms;
-      regions += double(t.omp_regions);
+      regions += double(t.omp_regions), split_ms += t.omp_split_seconds * per_step_ms;
     }
     sum_ms += row.total_ms;
     rows.push_back(row);
@@ -162,16 +162,16 @@ void print_profile(const TrainBenchResult& r, OutputFormat format) {
   t.add_column("event").add_column("op").add_column("forward_ms", ".2f").add_column("backward_ms", ".2f");
   t.add_column("update_ms", ".2f").add_column("ms", ".2f").add_column("share", ".3f").add_column("calls", ".0f");
   t.add_column("gemm_ms", ".2f").add_column("gemm_gflops", ".1f").add_column("omp_regions", ".0f");
-  t.add_column("omp_overhead_ms", ".2f").add_column("omp_imbalance_ms", ".2f");
+  t.add_column("omp_overhead_ms", ".2f").add_column("omp_imbalance_ms", ".2f").add_column("split_ms", ".2f");
   for (const Row& row : rows) {
-    double calls = 0, g_s = 0, g_f = 0, reg = 0, over = 0, imb = 0;
+    double calls = 0, g_s = 0, g_f = 0, reg = 0, over = 0, imb = 0, split = 0;
     for (const op_profile::PhaseTotals& p : row.k->phase)
       calls += double(p.calls), g_s += p.gemm_seconds, g_f += p.gemm_flops, reg += double(p.omp_regions),
-          over += p.omp_overhead, imb += p.omp_imbalance;
+          over += p.omp_overhead, imb += p.omp_imbalance, split += p.omp_split_seconds;
     t.add_row({"profile", row.k->name, row.ms[int(Phase::forward)], row.ms[int(Phase::backward)],
                row.ms[int(Phase::update)], row.total_ms, row.total_ms / sum_ms, calls / r.profile_steps,
                g_s * per_step_ms, g_s > 0 ? 1e-9 * g_f / g_s : 0.0, reg / r.profile_steps, over * per_step_ms,
-               imb * per_step_ms});
+               imb * per_step_ms, split * per_step_ms});
   }
   const auto kind_ms = [&](int kind) {
     for (const Row& row : rows)
@@ -190,11 +190,20 @@ void print_profile(const TrainBenchResult& r, OutputFormat format) {
   add("outside ops (model code)", kind_ms(op_profile::kKindOutside));
   add("OpenMP overhead (wake, join)", omp_ms);
   add("OpenMP imbalance", imbalance_ms);
+  add("in work that splits over threads", split_ms);
   add("profiled step (median)", 1e3 * r.profile_step_seconds);
   add("unprofiled step (median)", 1e3 * r.step_seconds);
-  if (format == OutputFormat::table)
+  // Amdahl: with a share p of the step in regions that split (the rest runs on one thread however many there are),
+  // n threads take at least (1 − p) + p / n of it, so the step scales by at most 1 / ((1 − p) + p / n). Measured on
+  // one thread, p is that bound's p; on more, the regions have already shrunk and p understates it.
+  const double p = sum_ms > 0 ? split_ms / sum_ms : 0;
+  if (format == OutputFormat::table) {
     std::printf("\nprofile: %d steps after the timed ones, per step; %.0f OpenMP regions a step; GEMM at %.1f GFLOP/s\n",
                 r.profile_steps, regions / r.profile_steps, gemm_ms > 0 ? 1e-6 * gemm_flops / r.profile_steps / gemm_ms : 0);
+    if (threads == 1)
+      std::printf("%.1f %% of the step in work that splits over threads: Amdahl's bound on 2 threads %.2fx\n", 100 * p,
+                  1 / ((1 - p) + p / 2));
+  }
   t.print(stdout, format);
   if (format == OutputFormat::table) std::printf("\n");
   totals.print(stdout, format);
@@ -221,11 +230,16 @@ int bench_train(int argc, char** argv) {
                  "calls and backward records); gemm_ms (wall time in gemm calls, packing included) and\n"
                  "gemm_gflops; omp_regions opened, omp_overhead_ms (each region's wall time less its longest thread:\n"
                  "waking the team, the join; a region opened by a gemm counts in gemm_ms too) and omp_imbalance_ms\n"
-                 "(the longest thread less the mean). Times are exclusive: a nested op or the tape's bookkeeping is\n"
-                 "not in its caller's row. \"tape\" is node creation (values, zeroed gradients), records, reset and\n"
+                 "(the longest thread less the mean), split_ms (time in work that splits over threads when there\n"
+                 "are several: regions with no false `if`, and GEMM calls large enough, on one thread too). Times\n"
+                 "are exclusive: a nested op or the tape's bookkeeping is not in its caller's row.\n"
+                 "\"tape\" is node creation (values, zeroed gradients), records, reset and\n"
                  "the backward loop; \"outside ops\" is the model's code between ops. A second table\n"
                  "(\"event\":\"profile_total\") sums GEMM, tape, OpenMP and the phases over all ops, with the\n"
-                 "profiled and unprofiled median step (their ratio is the profile's own cost).");
+                 "profiled and unprofiled median step (their ratio is the profile's own cost), and split_ms summed\n"
+                 "(\"in work that splits over threads\"): on one thread its share p bounds the two-thread scaling by\n"
+                 "1 / ((1 - p) + p/2) (Amdahl; printed above the table), since the rest runs on one thread however\n"
+                 "many there are.");
   cl.options().add_options()                                                                   //
       ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())   //
       ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
@@ -276,7 +290,7 @@ int bench_train(int argc, char** argv) {
              r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak, r.output_step_share, r.peak_rss_mb,
              r.objective_per_token});
   t.print(stdout, cl.common().format);
-  if (o.profile) print_profile(r, cl.common().format);
+  if (o.profile) print_profile(r, threads, cl.common().format);
   return 0;
 }
 

@@ -7,7 +7,9 @@
 // profile is off, or the caller is not the profiled thread, or the caller is already inside a profiled region, it
 // forwards at once: one call more per region and no clock read. Profiling, it runs fn through a trampoline that
 // times each thread's body, and files the region's overhead (wall time − the longest body) and imbalance (the
-// longest body − the mean body) under the op that opened it. clang's OpenMP (the fuzz build) uses
+// longest body − the mean body) under the op that opened it. GCC passes an `if` clause as num_threads: 1 when it is
+// false (`num_threads = !cond`), else 0 (the default team); a region opened with num_threads ≠ 1 was meant to split,
+// and its wall time is filed as such (op_profile::add_omp_region). clang's OpenMP (the fuzz build) uses
 // __kmpc_fork_call instead and never comes here.
 #include <dlfcn.h>
 #include <omp.h>
@@ -72,5 +74,5 @@ extern "C" void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_thread
   const int team = std::min(r.team.load(std::memory_order_relaxed), kMaxTimedThreads);
   double longest = 0, sum = 0;
   for (int i = 0; i < team; ++i) longest = std::max(longest, r.body_seconds[i]), sum += r.body_seconds[i];
-  lava::op_profile::add_omp_region(wall - longest, team > 0 ? longest - sum / team : 0);
+  lava::op_profile::add_omp_region(wall - longest, team > 0 ? longest - sum / team : 0, num_threads != 1, wall);
 }

@@ -70,16 +70,20 @@ void leave() {
   g_stack.pop_back();
 }
 
-void add_gemm(double seconds, double flops) {
+void add_gemm(double seconds, double flops, bool splits) {
   PhaseTotals& t = top_totals();
   t.gemm_seconds += seconds;
   t.gemm_flops += flops;
+  if (splits) t.omp_split_seconds += seconds;
 }
-void add_omp_region(double overhead, double imbalance) {
+bool in_gemm() { return active() && g_gemm_depth > 0; }
+void add_omp_region(double overhead, double imbalance, bool splits, double wall) {
   PhaseTotals& t = top_totals();
   ++t.omp_regions;
   t.omp_overhead += overhead;
   t.omp_imbalance += imbalance;
+  if (splits) ++t.omp_split_regions;
+  if (splits && !in_gemm()) t.omp_split_seconds += wall;  // a gemm's own regions: its time is filed by add_gemm
 }
 
 bool GemmTimer::begin_gemm() {
@@ -88,8 +92,8 @@ bool GemmTimer::begin_gemm() {
   g_gemm_t0 = Clock::now();
   return true;
 }
-void GemmTimer::end_gemm(double flops) {
-  add_gemm(std::chrono::duration<double>(Clock::now() - g_gemm_t0).count(), flops);
+void GemmTimer::end_gemm(double flops, bool splits) {
+  add_gemm(std::chrono::duration<double>(Clock::now() - g_gemm_t0).count(), flops, splits);
   g_gemm_depth = 0;
 }
 

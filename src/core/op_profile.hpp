@@ -55,11 +55,16 @@ class Scope {
   bool on_;
 };
 
-// Added to the kind and phase on top of the stack.
-void add_gemm(double seconds, double flops);
+// Added to the kind and phase on top of the stack; `splits`: a call that splits over threads when there are several
+// (its time counts in omp_split_seconds, whatever the team size, and its regions' do not count again).
+void add_gemm(double seconds, double flops, bool splits);
+// True on the profiled thread inside a timed gemm call.
+bool in_gemm();
 // A parallel region seen from the thread that opened it: `overhead` = its wall time − the longest thread's time in
 // the region's body (waking the team, the join barrier), `imbalance` = that longest time − the mean over the team.
-void add_omp_region(double overhead, double imbalance);
+// `splits`: the region was opened to split over the team (no false `if`, no num_threads(1)); its `wall` time then
+// counts as work that more threads could share, whatever the team's size in this run (Amdahl's p, below).
+void add_omp_region(double overhead, double imbalance, bool splits, double wall);
 
 // Kinds with their own meaning in the table (registered first: ids 0 and 1).
 constexpr int kKindOutside = 0;  // the main thread between ops: model code, index arrays, the loss
@@ -84,17 +89,17 @@ class TapeScope {
 // Times one gemm call (the outermost, when one gemm entry calls another) and adds it with its 2MNK to add_gemm.
 class GemmTimer {
  public:
-  explicit GemmTimer(double flops) : on_(active() && begin_gemm()), flops_(flops) {}
+  GemmTimer(double flops, bool splits) : on_(active() && begin_gemm()), splits_(splits), flops_(flops) {}
   ~GemmTimer() {
-    if (on_) end_gemm(flops_);
+    if (on_) end_gemm(flops_, splits_);
   }
   GemmTimer(const GemmTimer&) = delete;
   GemmTimer& operator=(const GemmTimer&) = delete;
 
  private:
   static bool begin_gemm();  // false inside another timed gemm
-  static void end_gemm(double flops);
-  bool on_;
+  static void end_gemm(double flops, bool splits);
+  bool on_, splits_;
   double flops_;
 };
 
@@ -104,6 +109,8 @@ struct PhaseTotals {
   double gemm_seconds = 0, gemm_flops = 0;
   int64_t omp_regions = 0;
   double omp_overhead = 0, omp_imbalance = 0;
+  int64_t omp_split_regions = 0;  // of omp_regions, those opened to split (add_omp_region)
+  double omp_split_seconds = 0;   // their wall time, and that of gemm calls that split (add_gemm)
 };
 struct KindTotals {
   int id = 0;

@@ -20,10 +20,14 @@ namespace {
 // Below this many multiply-adds a fork/join costs more than the second thread saves.
 constexpr double kMinParallelFlops = 64.0 * 64.0 * 64.0;
 
+// Whether a call of this much work splits over threads when there are several: the op profile counts its time as
+// work more threads could share (Amdahl's p) even on one thread, where it does not split.
 // omp_get_level, not omp_in_parallel: inside an inactive region (a parallel for whose `if` was false) the latter
 // is false, and a team started there is a nested team whose threads are created and ended at every call.
+bool worth_splitting(double work, double min_work) { return omp_get_level() == 0 && work >= min_work; }
+bool worth_splitting(int M, int N, int K) { return worth_splitting(double(M) * N * K, kMinParallelFlops); }
 bool use_threads(double work, double min_work) {
-  return omp_get_level() == 0 && omp_get_max_threads() > 1 && work >= min_work;
+  return worth_splitting(work, min_work) && omp_get_max_threads() > 1;
 }
 bool use_threads(int M, int N, int K) { return use_threads(double(M) * N * K, kMinParallelFlops); }
 
@@ -107,7 +111,7 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc) {
   if (M <= 0 || N <= 0) return;
-  const op_profile::GemmTimer profile(K > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0);
+  const op_profile::GemmTimer profile(K > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_splitting(M, N, K));
   LAVA_CHECK(ldc >= N, "gemm: ldc {} < N {}", ldc, N);
   if (K <= 0 || alpha == T(0)) {  // nothing to add: C = beta·C
     gemm_detail::scale_c(C, ldc, M, N, beta);
@@ -133,7 +137,8 @@ long gemm_packed_b_size(int K, int N) {
 
 template <class T>
 void gemm_pack_b(const PackedB<T>& b) {
-  const op_profile::GemmTimer profile(0.0);  // packing is GEMM time with no multiply-adds of its own
+  // Packing is GEMM time with no multiply-adds of its own.
+  const op_profile::GemmTimer profile(0.0, worth_splitting(double(b.K) * b.N, 1 << 16));
   if (b.K <= 0 || b.N <= 0 || gemm_detail::use_direct(2, b.N, b.K)) return;  // such shapes never read it
   auto v = gemm_detail::make_view(false, b.trans, 1, b.N, b.K, T(1), b.B, b.K, b.B, b.ldb, T(0), b.packed, b.N);
   v.pack_b_into = b.packed;
@@ -143,7 +148,7 @@ void gemm_pack_b(const PackedB<T>& b) {
 template <class T>
 void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc) {
   const int N = b.N, K = b.K;
-  const op_profile::GemmTimer profile(M > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0);
+  const op_profile::GemmTimer profile(M > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_splitting(M, N, K));
   if (M <= 0 || N <= 0 || K <= 0 || alpha == T(0) || gemm_detail::use_direct(M, N, K)) {
     gemm(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);  // no packing on these paths
     return;
