@@ -164,8 +164,9 @@ TEST_CASE("gemm packed driver: a C narrower than its thread count's share of gro
 }
 
 TEST_CASE("gemm packed driver: with 4 groups a thread, the shared counter runs every tile once, the same bits") {
-  // 18 strips in groups of 2: 9 groups, enough for the threads to take them from the shared counter. Every tile
-  // must run exactly once (3 panels × 18 strips) and give the bits of the one-thread run.
+  // 18 strips, nc 2 strips wide: 9 nc groups, enough (4 a thread) for the threads to take groups from the shared
+  // counter, which hands them out a third of nc wide (here 1 strip, 18 groups). Every tile must run exactly once
+  // (3 panels × 18 strips) and give the bits of the one-thread run.
   TestRng rng{8};
   const Problem<float> p(false, false, 28, 18 * 32, 5, 0, rng);
   std::vector<float> c[2];

@@ -71,7 +71,7 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
   const int block_panels = std::min(a_panels, bl.mc / MR);
   const bool strip_major = block_panels <= bl.few_a_panels;
-  const int group = strip_major ? bl.strip_group : bl.nc / NR;
+  const int nc_group = strip_major ? bl.strip_group : bl.nc / NR;
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
   const bool in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
   const bool prefetch = strip_major && v.csb == 1 && !in_place && !v.packed_b;
@@ -90,7 +90,11 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // group, run whole by one thread while the other waits (measured: those products then ran no faster on two
   // threads than on one).
   const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
-                       b_panels >= 4 * group * omp_get_max_threads();
+                       b_panels >= 4 * nc_group * omp_get_max_threads();
+  // Shared groups are a third of nc wide: the join waits for the last group handed out, so its size is what one
+  // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns; an odd count left one thread a whole
+  // group, about 0.2 ms of a 4.7 ms product, alone). A narrower group only reads the L2-resident Â panels more often.
+  const int group = dynamic ? std::max(1, nc_group / 3) : nc_group;
   int next_group = 0;  // dynamic: index of the next group of `group` strips to hand out (shared, atomic capture)
 #pragma omp parallel if (parallel)
   {
