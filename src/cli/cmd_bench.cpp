@@ -193,9 +193,9 @@ void print_profile(const TrainBenchResult& r, int threads, OutputFormat format) 
   add("in work that splits over threads", split_ms);
   add("profiled step (median)", 1e3 * r.profile_step_seconds);
   add("unprofiled step (median)", 1e3 * r.step_seconds);
-  // Amdahl: with a share p of the step in regions that split (the rest runs on one thread however many there are),
+  // Amdahl: with a share p of the step in work that splits (the rest runs on one thread however many there are),
   // n threads take at least (1 − p) + p / n of it, so the step scales by at most 1 / ((1 − p) + p / n). Measured on
-  // one thread, p is that bound's p; on more, the regions have already shrunk and p understates it.
+  // one thread, p is that bound's p; on more, the split work has already shrunk and p understates it.
   const double p = sum_ms > 0 ? split_ms / sum_ms : 0;
   if (format == OutputFormat::table) {
     std::printf("\nprofile: %d steps after the timed ones, per step; %.0f OpenMP regions a step; GEMM at %.1f GFLOP/s\n",

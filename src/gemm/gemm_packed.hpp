@@ -92,8 +92,8 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
                        b_panels >= 4 * nc_group * omp_get_max_threads();
   // Shared groups are a third of nc wide: the join waits for the last group handed out, so its size is what one
-  // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns; an odd count left one thread a whole
-  // group, about 0.2 ms of a 4.7 ms product, alone). A narrower group only reads the L2-resident Â panels more often.
+  // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns; an odd count left one thread the last
+  // group, about 0.5 ms of a 6 ms product, alone). A narrower group only reads the L2-resident Â panels more often.
   const int group = dynamic ? std::max(1, nc_group / 3) : nc_group;
   int next_group = 0;  // dynamic: index of the next group of `group` strips to hand out (shared, atomic capture)
 #pragma omp parallel if (parallel)
