@@ -26,10 +26,8 @@ constexpr double kMinParallelFlops = 64.0 * 64.0 * 64.0;
 // is false, and a team started there is a nested team whose threads are created and ended at every call.
 bool worth_splitting(double work, double min_work) { return omp_get_level() == 0 && work >= min_work; }
 bool worth_splitting(int M, int N, int K) { return worth_splitting(double(M) * N * K, kMinParallelFlops); }
-bool use_threads(double work, double min_work) {
-  return worth_splitting(work, min_work) && omp_get_max_threads() > 1;
-}
-bool use_threads(int M, int N, int K) { return use_threads(double(M) * N * K, kMinParallelFlops); }
+// A call worth splitting splits when there is more than one thread.
+bool use_threads(bool worth_it) { return worth_it && omp_get_max_threads() > 1; }
 
 }  // namespace
 
@@ -94,11 +92,11 @@ void packed_dispatch(const gemm_detail::GemmView<T>& v, bool parallel) {
 }
 std::atomic<unsigned long long> g_gemm_flops{0}, g_gemm_threaded_flops{0};
 
-// Counts a call's 2MNK and returns whether it splits over threads.
-bool count_call(int M, int N, int K) {
+// Counts a call's 2MNK and returns whether it splits over threads (worth_it: worth_splitting(M, N, K)).
+bool count_call(int M, int N, int K, bool worth_it) {
   const unsigned long long flops = 2ull * unsigned(M) * unsigned(N) * unsigned(K);
   g_gemm_flops.fetch_add(flops, std::memory_order_relaxed);
-  const bool threaded = use_threads(M, N, K);
+  const bool threaded = use_threads(worth_it);
   if (threaded) g_gemm_threaded_flops.fetch_add(flops, std::memory_order_relaxed);
   return threaded;
 }
@@ -111,7 +109,8 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc) {
   if (M <= 0 || N <= 0) return;
-  const op_profile::GemmTimer profile(K > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_splitting(M, N, K));
+  const bool worth_it = worth_splitting(M, N, K);
+  const op_profile::GemmTimer profile(K > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_it);
   LAVA_CHECK(ldc >= N, "gemm: ldc {} < N {}", ldc, N);
   if (K <= 0 || alpha == T(0)) {  // nothing to add: C = beta·C
     gemm_detail::scale_c(C, ldc, M, N, beta);
@@ -119,7 +118,7 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, 
   }
   LAVA_CHECK(lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N),
              "gemm: lda {} or ldb {} too small for {}x{}x{} (trans {}{})", lda, ldb, M, N, K, trans_a, trans_b);
-  const bool threaded = count_call(M, N, K);
+  const bool threaded = count_call(M, N, K, worth_it);
   const auto v = gemm_detail::make_view(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if (gemm_detail::use_direct(M, N, K)) {
     gemm_detail::gemm_direct(v, threaded);
@@ -137,25 +136,26 @@ long gemm_packed_b_size(int K, int N) {
 
 template <class T>
 void gemm_pack_b(const PackedB<T>& b) {
-  // Packing is GEMM time with no multiply-adds of its own.
-  const op_profile::GemmTimer profile(0.0, worth_splitting(double(b.K) * b.N, 1 << 16));
+  const bool worth_it = worth_splitting(double(b.K) * b.N, 1 << 16);
+  const op_profile::GemmTimer profile(0.0, worth_it);  // packing is GEMM time with no multiply-adds of its own
   if (b.K <= 0 || b.N <= 0 || gemm_detail::use_direct(2, b.N, b.K)) return;  // such shapes never read it
   auto v = gemm_detail::make_view(false, b.trans, 1, b.N, b.K, T(1), b.B, b.K, b.B, b.ldb, T(0), b.packed, b.N);
   v.pack_b_into = b.packed;
-  packed_dispatch(v, use_threads(double(b.K) * b.N, 1 << 16));
+  packed_dispatch(v, use_threads(worth_it));
 }
 
 template <class T>
 void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc) {
   const int N = b.N, K = b.K;
-  const op_profile::GemmTimer profile(M > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_splitting(M, N, K));
+  const bool worth_it = worth_splitting(M, N, K);
+  const op_profile::GemmTimer profile(M > 0 && alpha != T(0) ? 2.0 * M * N * K : 0.0, worth_it);
   if (M <= 0 || N <= 0 || K <= 0 || alpha == T(0) || gemm_detail::use_direct(M, N, K)) {
     gemm(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);  // no packing on these paths
     return;
   }
   LAVA_CHECK(ldc >= N && lda >= (trans_a ? M : K), "gemm: lda {} or ldc {} too small for {}x{}x{}", lda, ldc, M, N,
              K);
-  const bool threaded = count_call(M, N, K);
+  const bool threaded = count_call(M, N, K, worth_it);
   auto v = gemm_detail::make_view(trans_a, b.trans, M, N, K, alpha, A, lda, b.B, b.ldb, beta, C, ldc);
   v.packed_b = b.packed;
   packed_dispatch(v, threaded);
