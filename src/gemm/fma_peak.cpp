@@ -1,15 +1,16 @@
 // The yardsticks of the GEMM benchmark: this machine's peak float FMA throughput,
-//   peak = threads · iters · chains · lanes · 2 flops / wall seconds,
+//   peak = Σ_thread iters_t · chains · lanes · 2 flops / wall seconds (every thread runs to a common deadline:
+//   team_rate.hpp),
 // where each thread updates `chains` independent accumulators acc ← acc·x + y (enough chains to cover
 // FMA latency × FMA ports, so throughput, not latency, is measured); and the GEMM's micro-kernel alone on operands
 // hot in L1 (kernel_loop, ukernel_simd.hpp), the most a loop nest around it can reach.
 #include <omp.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "gemm/gemm_bench.hpp"
 #include "gemm/gemm_kernels.hpp"
+#include "gemm/team_rate.hpp"
 
 #if LAVA_GEMM_HAVE_X86
 #include <immintrin.h>
@@ -81,34 +82,6 @@ float fma_chains(long iters, int* flops_per_iter) {
   return fma_chains_scalar(iters, flops_per_iter);
 }
 
-// One timed run: every thread calls work(iters), which returns the flops it did; GFLOP/s of the whole team.
-template <class Work>
-double timed_run(int threads, long iters, const Work& work) {
-  double flops = 0;
-  const double t0 = omp_get_wtime();
-#pragma omp parallel num_threads(threads) reduction(+ : flops)
-  flops += work(iters);
-  const double seconds = omp_get_wtime() - t0;
-  return flops / seconds * 1e-9;
-}
-
-// Calibrates to ~run_seconds per run, then returns the median of the runs.
-template <class Work>
-double median_rate(int threads, int runs_wanted, double run_seconds, const Work& work) {
-  threads = std::max(1, threads);
-  long iters = 1 << 12;
-  {
-    const double t0 = omp_get_wtime();
-    timed_run(threads, iters, work);
-    const double dt = std::max(1e-6, omp_get_wtime() - t0);
-    iters = std::max(1L, long(double(iters) * run_seconds / dt));
-  }
-  std::vector<double> runs;
-  for (int r = 0; r < std::max(1, runs_wanted); ++r) runs.push_back(timed_run(threads, iters, work));
-  std::sort(runs.begin(), runs.end());
-  return runs[runs.size() / 2];
-}
-
 float g_sink = 0.0f;  // keeps the chains' results alive
 
 // 64 iterations of the FMA chains per unit, so that a unit is comparable in length to a kernel call.
@@ -130,11 +103,11 @@ double kernel_loop_flops(long calls) {
 }  // namespace
 
 double measure_fma_peak_gflops(int threads, int runs_wanted, double run_seconds) {
-  return median_rate(threads, runs_wanted, run_seconds, fma_chains_flops);
+  return median_team_rate_gflops(threads, runs_wanted, run_seconds, fma_chains_flops);
 }
 
 double measure_kernel_loop_gflops(int threads, int runs_wanted, double run_seconds) {
-  return median_rate(threads, runs_wanted, run_seconds, kernel_loop_flops);
+  return median_team_rate_gflops(threads, runs_wanted, run_seconds, kernel_loop_flops);
 }
 
 std::string gemm_kernel_name() { return gemm_detail::float_path_name(gemm_detail::float_path()); }

@@ -19,7 +19,8 @@ struct GemmBenchRow {
 
 // Peak float FMA throughput: `threads` OpenMP threads, each running independent vfmadd chains on the widest vector
 // registers this CPU has (zmm with AVX-512F, else ymm with AVX2+FMA, else scalar). GFLOP/s, 2 flops per lane.
-// The median of `runs` timed runs of about `run_seconds` each.
+// The median of `runs` timed runs of about `run_seconds` each. Every thread runs until a common deadline, so with
+// several threads the figure is the sum of the threads' own rates (team_rate.hpp).
 double measure_fma_peak_gflops(int threads, int runs = 5, double run_seconds = 0.1);
 
 // The same for the float micro-kernel alone (the inner loop of every GEMM on this CPU), over one packed Â micro-panel

@@ -94,7 +94,10 @@ void enumerated_output_objective_forward(T* phi, T* dx, T* dW, T* db, T* dlw, T*
     if (queries >= 4 * int64_t(omp_get_max_threads())) {
       // Query-major: one query's S rows (S·V floats, 800 KB at S = 20 and V = 10,000) are still in L2 when their
       // gradient rows are formed, so the chunk (larger than L2) is swept from L3 once instead of twice.
-#pragma omp parallel for schedule(static) if (parallel)
+      // Queries go out one at a time (dynamic): this VM's two vCPUs often run at different speeds, and with fixed
+      // halves the faster one waits for the slower at the join. Each query writes only its own rows, so the bits
+      // do not depend on which thread ran it.
+#pragma omp parallel for schedule(dynamic) if (parallel)
       for (int64_t n = n0; n < n0 + queries; ++n) {
         const int64_t q0 = (n - n0) * S;
         for (int64_t r = q0; r < q0 + S; ++r) forward_row(r);
