@@ -203,6 +203,58 @@ TEST_CASE_TEMPLATE("gemm with a PackedB: the same bits as the plain call, 1 and 
   omp_set_num_threads(saved);
 }
 
+TEST_CASE_TEMPLATE("gemm_pair: the bits of the two calls one after the other, 1 and 2 threads", T, float, double) {
+  // The output layer's backward pair in miniature: dx = dlogits · Wᵀ (Wᵀ packed, K = V > kc: fixed halves of its
+  // strips) and [dW; db] += [x 1]ᵀ · dlogits (one k block, ≥ 4 groups a thread: shared groups), in both orders;
+  // and pairs that do not share a region: a product too small to split, and one on the direct path (M = 1).
+  const int rows = 48, H = 64, V = 4000;
+  TestRng rng{11};
+  const auto dlogits = random_buffer<T>(std::size_t(rows) * V, rng);
+  const auto x1 = random_buffer<T>(std::size_t(rows) * (H + 1), rng);
+  const auto W = random_buffer<T>(std::size_t(H) * V, rng), small = random_buffer<T>(64, rng);
+  std::vector<T> storage(std::size_t(lava::gemm_packed_b_size<T>(V, H)));
+  const lava::PackedB<T> W_t{true, V, H, W.data(), V, storage.data()};
+  const auto dx0 = random_buffer<T>(std::size_t(rows) * H, rng), dW0 = random_buffer<T>(std::size_t(H + 1) * V, rng);
+  const auto small0 = random_buffer<T>(20, rng);  // a 4×4 C, then a 1×4 one
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    INFO("threads " << threads);
+    lava::gemm_pack_b(W_t);
+    std::vector<T> dx = dx0, dW = dW0, c_small = small0;
+    const lava::GemmArgs<T> dx_args{.M = rows, .A = dlogits.data(), .lda = V, .beta = T(0.5), .C = dx.data(),
+                                    .ldc = H, .packed = &W_t};
+    const lava::GemmArgs<T> dw_args{.trans_a = true, .M = H + 1, .N = V, .K = rows, .A = x1.data(), .lda = H + 1,
+                                    .B = dlogits.data(), .ldb = V, .beta = T(1), .C = dW.data(), .ldc = V};
+    const lava::GemmArgs<T> small_args{.M = 4, .N = 4, .K = 4, .A = small.data(), .lda = 4, .B = small.data() + 16,
+                                       .ldb = 4, .C = c_small.data(), .ldc = 4};
+    const lava::GemmArgs<T> direct_args{.M = 1, .N = 4, .K = 8, .A = small.data(), .lda = 8, .B = small.data() + 8,
+                                        .ldb = 4, .beta = T(1), .C = c_small.data() + 16, .ldc = 4};
+    lava::gemm(dx_args);
+    lava::gemm(dw_args);
+    lava::gemm(small_args);
+    lava::gemm(direct_args);
+    const std::vector<T> want_dx = dx, want_dW = dW, want_small = c_small;
+    const auto same = [](const std::vector<T>& a, const std::vector<T>& b) {
+      return std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+    };
+    for (int order = 0; order < 2; ++order) {
+      dx = dx0, dW = dW0;
+      const unsigned long long flops0 = lava::gemm_flop_count();
+      lava::gemm_pair(order ? dw_args : dx_args, order ? dx_args : dw_args);
+      CHECK(lava::gemm_flop_count() - flops0 == 2ull * rows * H * V + 2ull * (H + 1) * V * rows);
+      CHECK(same(dx, want_dx));
+      CHECK(same(dW, want_dW));
+    }
+    dx = dx0, c_small = small0;
+    lava::gemm_pair(dx_args, small_args);
+    lava::gemm_pair(direct_args, small_args);  // small_args again: C = A·B whatever C held
+    CHECK(same(dx, want_dx));
+    CHECK(same(c_small, want_small));
+  }
+  omp_set_num_threads(saved);
+}
+
 TEST_CASE("gemm: leading dimensions smaller than the matrix are rejected") {
   std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64, 0.0f);
   CHECK_THROWS_AS(lava::gemm<float>(false, false, 4, 4, 4, 1.0f, a.data(), 3, b.data(), 4, 0.0f, c.data(), 4),

@@ -177,3 +177,35 @@ TEST_CASE("gemm packed driver: with 4 groups a thread, the shared counter runs e
   CHECK(count_mismatches(p, 1.0f, 0.0f, p.C, c[0]) == 0);
   CHECK(std::memcmp(c[0].data(), c[1].data(), c[0].size() * sizeof(float)) == 0);
 }
+
+TEST_CASE("gemm packed driver: a pair in one region gives each product its own bits, in either order") {
+  // One product with fixed shares (K = 40 > kc = 16) and one with shared groups (one k block, 18 strips, groups of
+  // 1), as the output layer's dx and [dW; db]: on two threads each thread runs its share of the first, then takes
+  // groups of the second. Every tile of both must run once, with the bits of each product run alone on one thread.
+  using lava::gemm_detail::make_view;
+  const lava::gemm_detail::PackedBlocking bl{16, 48, 64, 0, 2};
+  TestRng rng{9};
+  const Problem<float> fixed(false, false, 28, 64, 40, 0, rng), shared(true, false, 28, 18 * 32, 5, 0, rng);
+  const auto view = [](const Problem<float>& p, std::vector<float>& c, float beta) {
+    return make_view(p.ta, p.tb, p.M, p.N, p.K, 1.0f, p.A.data(), p.lda, p.B.data(), p.ldb, beta, c.data(), p.ldc);
+  };
+  std::vector<float> fixed_alone = fixed.C, shared_alone = shared.C;
+  lava::gemm_detail::gemm_split_n<EmuKernel12x32>(view(fixed, fixed_alone, 0.0f), bl, false);
+  lava::gemm_detail::gemm_split_n<EmuKernel12x32>(view(shared, shared_alone, 1.0f), bl, false);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  CHECK_FALSE(lava::gemm_detail::plan_split_n<EmuKernel12x32>(view(fixed, fixed_alone, 0.0f), bl, true).dynamic);
+  CHECK(lava::gemm_detail::plan_split_n<EmuKernel12x32>(view(shared, shared_alone, 1.0f), bl, true).dynamic);
+  for (int order = 0; order < 2; ++order) {
+    INFO("order " << order);
+    std::vector<float> c_fixed = fixed.C, c_shared = shared.C;
+    const auto v_fixed = view(fixed, c_fixed, 0.0f), v_shared = view(shared, c_shared, 1.0f);
+    for (auto& n : g_tiles_by_thread) n = 0;
+    lava::gemm_detail::gemm_packed_pair<TileCountingKernel>(order ? v_shared : v_fixed, order ? v_fixed : v_shared,
+                                                            bl, true);
+    CHECK(g_tiles_by_thread[0].load() + g_tiles_by_thread[1].load() == 3 * 2 * 3 + 3 * 18);  // 3 k blocks × 3 × 2
+    CHECK(std::memcmp(c_fixed.data(), fixed_alone.data(), c_fixed.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(c_shared.data(), shared_alone.data(), c_shared.size() * sizeof(float)) == 0);
+  }
+  omp_set_num_threads(saved);
+}

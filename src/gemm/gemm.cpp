@@ -4,7 +4,7 @@
 #include <omp.h>
 
 #include <atomic>
-
+#include <optional>
 #include <type_traits>
 
 #include "core/check.hpp"
@@ -67,6 +67,17 @@ void sgemm_dispatch(const GemmView<float>& v, bool parallel) {
   sgemm_generic(v, parallel);
 }
 
+void sgemm_dispatch_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel) {
+#if LAVA_GEMM_HAVE_X86
+  switch (float_path()) {
+    case FloatPath::avx512: sgemm_avx512_pair(v1, v2, parallel); return;
+    case FloatPath::avx2: sgemm_avx2_pair(v1, v2, parallel); return;
+    default: break;
+  }
+#endif
+  sgemm_generic_pair(v1, v2, parallel);
+}
+
 double sgemm_kernel_loop(long calls, float* scratch) {
 #if LAVA_GEMM_HAVE_X86
   switch (float_path()) {
@@ -88,6 +99,14 @@ void packed_dispatch(const gemm_detail::GemmView<T>& v, bool parallel) {
     gemm_detail::sgemm_dispatch(v, parallel);
   } else {
     gemm_detail::dgemm_generic(v, parallel);
+  }
+}
+template <class T>
+void packed_dispatch_pair(const gemm_detail::GemmView<T>& v1, const gemm_detail::GemmView<T>& v2, bool parallel) {
+  if constexpr (std::is_same_v<T, float>) {
+    gemm_detail::sgemm_dispatch_pair(v1, v2, parallel);
+  } else {
+    gemm_detail::dgemm_generic_pair(v1, v2, parallel);
   }
 }
 std::atomic<unsigned long long> g_gemm_flops{0}, g_gemm_threaded_flops{0};
@@ -162,6 +181,49 @@ void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b
 }
 
 template <class T>
+void gemm(const GemmArgs<T>& a) {
+  if (a.packed) {
+    gemm(a.trans_a, a.M, a.alpha, a.A, a.lda, *a.packed, a.beta, a.C, a.ldc);
+  } else {
+    gemm(a.trans_a, a.trans_b, a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc);
+  }
+}
+
+namespace {
+
+// The view of a product that gemm would run on the packed path, split over threads, and whose arguments are valid;
+// nullopt otherwise (gemm(args) then runs it, and reports bad arguments).
+template <class T>
+std::optional<gemm_detail::GemmView<T>> threaded_packed_view(const GemmArgs<T>& a) {
+  const PackedB<T>* p = a.packed;
+  const bool trans_b = p ? p->trans : a.trans_b;
+  const int N = p ? p->N : a.N, K = p ? p->K : a.K, ldb = p ? p->ldb : a.ldb;
+  if (a.M <= 0 || N <= 0 || K <= 0 || a.alpha == T(0) || gemm_detail::use_direct(a.M, N, K) ||
+      !use_threads(worth_splitting(a.M, N, K)))
+    return std::nullopt;
+  if (a.ldc < N || a.lda < (a.trans_a ? a.M : K) || (!p && ldb < (trans_b ? K : N))) return std::nullopt;
+  auto v = gemm_detail::make_view(a.trans_a, trans_b, a.M, N, K, a.alpha, a.A, a.lda, p ? p->B : a.B, ldb, a.beta,
+                                  a.C, a.ldc);
+  if (p) v.packed_b = p->packed;
+  return v;
+}
+}  // namespace
+
+template <class T>
+void gemm_pair(const GemmArgs<T>& first, const GemmArgs<T>& second) {
+  const auto v1 = threaded_packed_view(first), v2 = threaded_packed_view(second);
+  if (!v1 || !v2) {
+    gemm(first);
+    gemm(second);
+    return;
+  }
+  const op_profile::GemmTimer profile(2.0 * v1->M * v1->N * v1->K + 2.0 * v2->M * v2->N * v2->K, true);
+  count_call(v1->M, v1->N, v1->K, true);
+  count_call(v2->M, v2->N, v2->K, true);
+  packed_dispatch_pair(*v1, *v2, true);
+}
+
+template <class T>
 void gemm_naive(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb,
                 T beta, T* C, int ldc) {
   // Accumulates in double so that it can serve as the reference for float and double alike.
@@ -188,6 +250,10 @@ template void gemm_pack_b<float>(const PackedB<float>&);
 template void gemm_pack_b<double>(const PackedB<double>&);
 template void gemm<float>(bool, int, float, const float*, int, const PackedB<float>&, float, float*, int);
 template void gemm<double>(bool, int, double, const double*, int, const PackedB<double>&, double, double*, int);
+template void gemm<float>(const GemmArgs<float>&);
+template void gemm<double>(const GemmArgs<double>&);
+template void gemm_pair<float>(const GemmArgs<float>&, const GemmArgs<float>&);
+template void gemm_pair<double>(const GemmArgs<double>&, const GemmArgs<double>&);
 template void gemm_naive<float>(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*,
                                 int);
 template void gemm_naive<double>(bool, bool, int, int, int, double, const double*, int, const double*, int, double,

@@ -34,6 +34,32 @@ void gemm_pack_b(const PackedB<T>& b);
 template <class T>
 void gemm(bool trans_a, int M, T alpha, const T* A, int lda, const PackedB<T>& b, T beta, T* C, int ldc);
 
+// One product's arguments, for gemm_pair: C = beta·C + alpha · op(A) · op(B), with op(B) from `packed` when it is
+// set (its trans, K, N, B and ldb then stand in for trans_b, K, N, B and ldb here).
+template <class T>
+struct GemmArgs {
+  bool trans_a = false, trans_b = false;
+  int M = 0, N = 0, K = 0;
+  T alpha = T(1);
+  const T* A = nullptr;
+  int lda = 0;
+  const T* B = nullptr;
+  int ldb = 0;
+  T beta = T(0);
+  T* C = nullptr;
+  int ldc = 0;
+  const PackedB<T>* packed = nullptr;
+};
+// The one product `a` describes, as the gemm overloads above run it.
+template <class T>
+void gemm(const GemmArgs<T>& a);
+// Two independent products, with the bits of gemm(first) then gemm(second). When both are large enough to split
+// over threads they share one parallel region, and a thread that finishes its share of one early goes on with the
+// other instead of waiting at a join (gemm_packed.hpp, gemm_packed_pair). Neither C may overlap the other
+// product's operands or C.
+template <class T>
+void gemm_pair(const GemmArgs<T>& first, const GemmArgs<T>& second);
+
 // 2·M·N·K summed over every gemm<float|double> call of the process (a relaxed atomic counter, for benchmarks that
 // report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work).
 unsigned long long gemm_flop_count();

@@ -56,6 +56,9 @@ constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/4096, /*nc=*/960, 
 }  // namespace
 
 void sgemm_avx2(const GemmView<float>& v, bool parallel) { gemm_packed<KernelAvx2>(v, kBlockingAvx2, parallel); }
+void sgemm_avx2_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel) {
+  gemm_packed_pair<KernelAvx2>(v1, v2, kBlockingAvx2, parallel);
+}
 double sgemm_avx2_kernel_loop(long calls, float* scratch) { return kernel_loop<KernelAvx2>(calls, scratch); }
 
 }  // namespace lava::gemm_detail

@@ -57,6 +57,9 @@ constexpr PackedBlocking kBlockingAvx512{/*kc_max=*/384, /*mc=*/4096, /*nc=*/480
 }  // namespace
 
 void sgemm_avx512(const GemmView<float>& v, bool parallel) { gemm_packed<KernelAvx512>(v, kBlockingAvx512, parallel); }
+void sgemm_avx512_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel) {
+  gemm_packed_pair<KernelAvx512>(v1, v2, kBlockingAvx512, parallel);
+}
 double sgemm_avx512_kernel_loop(long calls, float* scratch) { return kernel_loop<KernelAvx512>(calls, scratch); }
 
 }  // namespace lava::gemm_detail

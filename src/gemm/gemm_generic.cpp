@@ -78,5 +78,11 @@ double sgemm_generic_kernel_loop(long calls, float* scratch) { return kernel_loo
 void dgemm_generic(const GemmView<double>& v, bool parallel) {
   gemm_packed<KernelDouble>(v, kBlockingDouble, parallel);
 }
+void sgemm_generic_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel) {
+  gemm_packed_pair<KernelFloat>(v1, v2, kBlockingFloat, parallel);
+}
+void dgemm_generic_pair(const GemmView<double>& v1, const GemmView<double>& v2, bool parallel) {
+  gemm_packed_pair<KernelDouble>(v1, v2, kBlockingDouble, parallel);
+}
 
 }  // namespace lava::gemm_detail

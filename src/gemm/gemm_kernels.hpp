@@ -22,10 +22,16 @@ const char* float_path_name(FloatPath p);
 // Portable (GCC vector extensions; gemm_generic.cpp): every double GEMM, and float GEMM without AVX2+FMA.
 void sgemm_generic(const GemmView<float>& v, bool parallel);   // 6×16 tile (6×8 without AVX)
 void dgemm_generic(const GemmView<double>& v, bool parallel);  // 6×8 tile (6×4 without AVX)
+// Two independent products in one parallel region where they can share it (gemm_packed.hpp's gemm_packed_pair):
+// the bits of the two calls one after the other.
+void sgemm_generic_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel);
+void dgemm_generic_pair(const GemmView<double>& v1, const GemmView<double>& v2, bool parallel);
 
 #if LAVA_GEMM_HAVE_X86
 void sgemm_avx2(const GemmView<float>& v, bool parallel);    // 6×16 ymm micro-kernel
 void sgemm_avx512(const GemmView<float>& v, bool parallel);  // 12×32 zmm micro-kernel
+void sgemm_avx2_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel);
+void sgemm_avx512_pair(const GemmView<float>& v1, const GemmView<float>& v2, bool parallel);
 #endif
 
 // Each path's micro-kernel alone, `calls` times over operands hot in L1 (kernel_loop in ukernel_simd.hpp): the

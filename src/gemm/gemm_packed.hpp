@@ -63,23 +63,32 @@ void pack_b_whole(const GemmView<T>& v, const PackedBlocking& bl, T* dst, bool p
 // NR-column strips of C per Â panel, so that the copy costs at most a few per cent of the multiply-adds.
 constexpr int kPackAStrips = 16;
 
-// split_n loop nest (see top). Requires M, N, K ≥ 1.
+// The split_n nest's choices for one call (see top), made before its threads start.
+struct SplitNPlan {
+  int kc_blk, a_panels, b_panels, block_panels;
+  bool strip_major, in_place, prefetch, a_aliases;
+  bool dynamic;  // threads take groups of strips from a shared counter instead of fixed ranges
+  int group;     // strips per group
+};
+
+// Requires M, N, K ≥ 1.
 template <class Kn, class T = typename Kn::T>
-void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
+SplitNPlan plan_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
-  const int kc_blk = kc_for(v.K, bl.kc_max);
-  const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
-  const int block_panels = std::min(a_panels, bl.mc / MR);
-  const bool strip_major = block_panels <= bl.few_a_panels;
+  SplitNPlan pl;
+  const int kc_blk = pl.kc_blk = kc_for(v.K, bl.kc_max);
+  const int a_panels = pl.a_panels = (v.M + MR - 1) / MR, b_panels = pl.b_panels = (v.N + NR - 1) / NR;
+  const int block_panels = pl.block_panels = std::min(a_panels, bl.mc / MR);
+  const bool strip_major = pl.strip_major = block_panels <= bl.few_a_panels;
   const int nc_group = strip_major ? bl.strip_group : bl.nc / NR;
   // With ≤ 2 Â micro-panels each strip is used at most twice: read full strips of a row-major B in place.
-  const bool in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
-  const bool prefetch = strip_major && v.csb == 1 && !in_place && !v.packed_b;
+  pl.in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
+  pl.prefetch = strip_major && v.csb == 1 && !pl.in_place && !v.packed_b;
   // A row-major Â (csa == 1) is read in place by full panels: packing it would only transpose it. Except when its
   // rows are a multiple of 1 KiB apart (H = 256, 512, 1024): then the MR rows of a panel fall into the same few L1
   // sets and evict one another and the B̂ strip (measured: 1024³ and the logits GEMM 5 points of the FMA peak slower
   // in place); a thread packs them when the copy is spread over enough strips of its own (≥ kPackAStrips).
-  const bool a_aliases = v.csa == 1 && (v.rsa * long(sizeof(T))) % 1024 == 0;
+  pl.a_aliases = v.csa == 1 && (v.rsa * long(sizeof(T))) % 1024 == 0;
   // One Â block and one k block in panel-major order (the output layer's logits and [dW; db] products: K ≤ kc,
   // 240–257 rows): each C tile is then written by one kernel call, so the threads may take groups of nc columns
   // from a shared counter instead of fixed halves. A thread slowed by the hypervisor then does fewer groups instead
@@ -89,99 +98,115 @@ void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   // least 4 groups per thread: a narrower C (the 640×256×256 products of soft attention, 8 strips) would be one
   // group, run whole by one thread while the other waits (measured: those products then ran no faster on two
   // threads than on one).
-  const bool dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
-                       b_panels >= 4 * nc_group * omp_get_max_threads();
+  pl.dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
+               b_panels >= 4 * nc_group * omp_get_max_threads();
   // Shared groups are a third of nc wide: the join waits for the last group handed out, so its size is what one
   // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns; an odd count left one thread the last
   // group, about 0.5 ms of a 6 ms product, alone). A narrower group only reads the L2-resident Â panels more often.
-  const int group = dynamic ? std::max(1, nc_group / 3) : nc_group;
-  int next_group = 0;  // dynamic: index of the next group of `group` strips to hand out (shared, atomic capture)
-#pragma omp parallel if (parallel)
-  {
-    thread_local ScratchBuffer a_private, b_private;
-    T* apack = static_cast<T*>(a_private.get(sizeof(T) * block_panels * MR * kc_blk));  // (panels, kc, MR)
-    T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));         // (group, kc, NR)
-    const int nth = omp_get_num_threads(), tid = omp_get_thread_num();
-    const bool shared_groups = dynamic && nth > 1;
-    const int s_begin = shared_groups ? 0 : int(long(b_panels) * tid / nth);
-    const int s_end = shared_groups ? b_panels : int(long(b_panels) * (tid + 1) / nth);
-    const int my_strips = shared_groups ? b_panels / nth : s_end - s_begin;  // shared: about this many
-    const bool a_in_place = v.csa == 1 && !(a_aliases && my_strips >= kPackAStrips);
-    for (int ib = 0; ib < a_panels && s_begin < s_end; ib += block_panels) {
-      const int np = std::min(block_panels, a_panels - ib);
-      for (int pc = 0; pc < v.K; pc += kc_blk) {
-        const int kc = std::min(kc_blk, v.K - pc);
-        for (int p = 0; p < np; ++p) {
-          const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
-          if (!a_in_place || mr < MR)
-            pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
-        }
-        for (int g = s_begin; g < s_end; g += group) {
-          if (shared_groups) {  // groups go out in increasing order, so g + group ≥ s_end above means none are left
-#pragma omp atomic capture
-            g = next_group++;
-            g *= group;
-            if (g >= s_end) break;
-          }
-          const int g_end = std::min(s_end, g + group);
-          const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
-          const bool partial_last = ncols % NR != 0;
-          if (v.packed_b) {
-            // packed once by pack_b_whole
-          } else if (!in_place) {
-            pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, bpack);
-          } else if (partial_last) {  // only the ragged last strip needs a zero-padded copy
-            const int last = g_end - 1 - g;
-            pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0 + last * NR, ncols - last * NR,
-                                               bpack + long(last) * NR * kc);
-          }
-          // The group this thread packs next: prefetch its B rows a slice per kernel call.
-          int next_g = g + group, next_pc = pc, next_ib = ib;
-          if (next_g >= s_end) {
-            next_g = s_begin;
-            next_pc = pc + kc_blk;
-            if (next_pc >= v.K) next_pc = 0, next_ib = ib + block_panels;
-          }
-          const bool have_next = prefetch && next_ib < a_panels;
-          const int next_k_end = std::min(v.K, next_pc + kc_blk);
-          const int next_cols = std::min(v.N, std::min(s_end, next_g + group) * NR) - next_g * NR;
-          const int calls = (g_end - g) * np;
-          const int rows_per_call = have_next ? (next_k_end - next_pc + calls - 1) / calls : 0;
+  pl.group = pl.dynamic ? std::max(1, nc_group / 3) : nc_group;
+  return pl;
+}
 
-          const auto tile = [&](int p, int s) {
-            const T* b = bpack + long(s - g) * NR * kc;
-            long ldbk = NR;
-            if (v.packed_b) {
-              b = v.packed_b + long(pc) * b_panels * NR + long(s) * NR * kc;
-            } else if (in_place && (s < g_end - 1 || !partial_last)) {
-              b = v.B + long(pc) * v.rsb + s * NR;
-              ldbk = v.rsb;
-            }
-            const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
-            const bool direct_a = a_in_place && mr == MR;
-            Kn::run(kc, direct_a ? v.A + long(i0) * v.rsa + pc : apack + long(p) * MR * kc, b, ldbk,
-                    v.C + long(i0) * v.ldc + s * NR, v.ldc, mr, std::min(NR, v.N - s * NR), v.alpha, v.beta, pc == 0,
-                    direct_a ? v.rsa : 0);
-          };
-          if (strip_major) {
-            int call = 0;
-            for (int s = g; s < g_end; ++s)
-              for (int p = 0; p < np; ++p, ++call) {
-                if (rows_per_call > 0) {
-                  const int k0 = next_pc + call * rows_per_call;
-                  if (k0 < next_k_end)
-                    prefetch_b_rows(v, k0, std::min(next_k_end, k0 + rows_per_call), next_g * NR, next_cols);
-                }
-                tile(p, s);
-              }
-          } else {
-            for (int p = 0; p < np; ++p)
-              for (int s = g; s < g_end; ++s) tile(p, s);
+// Thread tid's share (of nth) of the split_n nest of `pl`; every thread of the team calls it. next_group: the index
+// of the next group of strips to hand out when the plan is dynamic (shared by the team, atomic capture; 0 before
+// the first thread starts).
+template <class Kn, class T = typename Kn::T>
+void split_n_share(const GemmView<T>& v, const SplitNPlan& pl, int tid, int nth, int* next_group) {
+  constexpr int MR = Kn::kMR, NR = Kn::kNR;
+  const int kc_blk = pl.kc_blk, a_panels = pl.a_panels, b_panels = pl.b_panels, block_panels = pl.block_panels;
+  const int group = pl.group;
+  const bool strip_major = pl.strip_major, in_place = pl.in_place, prefetch = pl.prefetch;
+  thread_local ScratchBuffer a_private, b_private;
+  T* apack = static_cast<T*>(a_private.get(sizeof(T) * block_panels * MR * kc_blk));  // (panels, kc, MR)
+  T* bpack = static_cast<T*>(b_private.get(sizeof(T) * group * NR * kc_blk));         // (group, kc, NR)
+  const bool shared_groups = pl.dynamic && nth > 1;
+  const int s_begin = shared_groups ? 0 : int(long(b_panels) * tid / nth);
+  const int s_end = shared_groups ? b_panels : int(long(b_panels) * (tid + 1) / nth);
+  const int my_strips = shared_groups ? b_panels / nth : s_end - s_begin;  // shared: about this many
+  const bool a_in_place = v.csa == 1 && !(pl.a_aliases && my_strips >= kPackAStrips);
+  for (int ib = 0; ib < a_panels && s_begin < s_end; ib += block_panels) {
+    const int np = std::min(block_panels, a_panels - ib);
+    for (int pc = 0; pc < v.K; pc += kc_blk) {
+      const int kc = std::min(kc_blk, v.K - pc);
+      for (int p = 0; p < np; ++p) {
+        const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
+        if (!a_in_place || mr < MR)
+          pack_a_panel<typename Kn::Vec, MR>(v, i0, mr, pc, kc, apack + long(p) * MR * kc);
+      }
+      for (int g = s_begin; g < s_end; g += group) {
+        if (shared_groups) {  // groups go out in increasing order, so g + group ≥ s_end above means none are left
+#pragma omp atomic capture
+          g = (*next_group)++;
+          g *= group;
+          if (g >= s_end) break;
+        }
+        const int g_end = std::min(s_end, g + group);
+        const int j0 = g * NR, ncols = std::min(v.N, g_end * NR) - j0;
+        const bool partial_last = ncols % NR != 0;
+        if (v.packed_b) {
+          // packed once by pack_b_whole
+        } else if (!in_place) {
+          pack_b_block<typename Kn::Vec, NR>(v, pc, kc, j0, ncols, bpack);
+        } else if (partial_last) {  // only the ragged last strip needs a zero-padded copy
+          const int last = g_end - 1 - g;
+          pack_b_panel<typename Kn::Vec, NR>(v, pc, kc, j0 + last * NR, ncols - last * NR,
+                                             bpack + long(last) * NR * kc);
+        }
+        // The group this thread packs next: prefetch its B rows a slice per kernel call.
+        int next_g = g + group, next_pc = pc, next_ib = ib;
+        if (next_g >= s_end) {
+          next_g = s_begin;
+          next_pc = pc + kc_blk;
+          if (next_pc >= v.K) next_pc = 0, next_ib = ib + block_panels;
+        }
+        const bool have_next = prefetch && next_ib < a_panels;
+        const int next_k_end = std::min(v.K, next_pc + kc_blk);
+        const int next_cols = std::min(v.N, std::min(s_end, next_g + group) * NR) - next_g * NR;
+        const int calls = (g_end - g) * np;
+        const int rows_per_call = have_next ? (next_k_end - next_pc + calls - 1) / calls : 0;
+
+        const auto tile = [&](int p, int s) {
+          const T* b = bpack + long(s - g) * NR * kc;
+          long ldbk = NR;
+          if (v.packed_b) {
+            b = v.packed_b + long(pc) * b_panels * NR + long(s) * NR * kc;
+          } else if (in_place && (s < g_end - 1 || !partial_last)) {
+            b = v.B + long(pc) * v.rsb + s * NR;
+            ldbk = v.rsb;
           }
+          const int i0 = (ib + p) * MR, mr = std::min(MR, v.M - i0);
+          const bool direct_a = a_in_place && mr == MR;
+          Kn::run(kc, direct_a ? v.A + long(i0) * v.rsa + pc : apack + long(p) * MR * kc, b, ldbk,
+                  v.C + long(i0) * v.ldc + s * NR, v.ldc, mr, std::min(NR, v.N - s * NR), v.alpha, v.beta, pc == 0,
+                  direct_a ? v.rsa : 0);
+        };
+        if (strip_major) {
+          int call = 0;
+          for (int s = g; s < g_end; ++s)
+            for (int p = 0; p < np; ++p, ++call) {
+              if (rows_per_call > 0) {
+                const int k0 = next_pc + call * rows_per_call;
+                if (k0 < next_k_end)
+                  prefetch_b_rows(v, k0, std::min(next_k_end, k0 + rows_per_call), next_g * NR, next_cols);
+              }
+              tile(p, s);
+            }
+        } else {
+          for (int p = 0; p < np; ++p)
+            for (int s = g; s < g_end; ++s) tile(p, s);
         }
       }
     }
   }
+}
+
+// split_n loop nest (see top). Requires M, N, K ≥ 1.
+template <class Kn, class T = typename Kn::T>
+void gemm_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
+  const SplitNPlan pl = plan_split_n<Kn>(v, bl, parallel);
+  int next_group = 0;
+#pragma omp parallel if (parallel)
+  split_n_share<Kn>(v, pl, omp_get_thread_num(), omp_get_num_threads(), &next_group);
 }
 
 // split_m loop nest (see top). Requires M, N, K ≥ 1.
@@ -220,22 +245,57 @@ void gemm_split_m(const GemmView<T>& v, const PackedBlocking& bl, bool parallel)
   }
 }
 
-// Splits over N unless N has too few strips to share out evenly and M shares out better (never with a B̂ packed
-// once: split_m packs B̂ per call). With v.pack_b_into set, packs B̂ instead.
+// Whether a call takes split_m: with several threads, when N has too few strips to share out evenly and M shares
+// out better (never with a B̂ packed once: split_m packs B̂ per call).
 template <class Kn, class T = typename Kn::T>
-void gemm_packed(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
+bool takes_split_m(const GemmView<T>& v, int nth) {
   constexpr int MR = Kn::kMR, NR = Kn::kNR;
-  const int nth = parallel ? omp_get_max_threads() : 1;
   const int a_panels = (v.M + MR - 1) / MR, b_panels = (v.N + NR - 1) / NR;
   // load of the busiest thread relative to a perfect split
   const double imbalance_n = double((b_panels + nth - 1) / nth) * nth / b_panels;
   const double imbalance_m = double((a_panels + nth - 1) / nth) * nth / a_panels;
+  return nth > 1 && imbalance_m + 0.05 < imbalance_n && !v.packed_b;
+}
+
+// Splits over N unless takes_split_m. With v.pack_b_into set, packs B̂ instead.
+template <class Kn, class T = typename Kn::T>
+void gemm_packed(const GemmView<T>& v, const PackedBlocking& bl, bool parallel) {
   if (v.pack_b_into) {
     pack_b_whole<Kn>(v, bl, v.pack_b_into, parallel);
-  } else if (nth > 1 && imbalance_m + 0.05 < imbalance_n && !v.packed_b) {
+  } else if (takes_split_m<Kn>(v, parallel ? omp_get_max_threads() : 1)) {
     gemm_split_m<Kn>(v, bl, parallel);
   } else {
     gemm_split_n<Kn>(v, bl, parallel);
+  }
+}
+
+// Two independent products (neither C overlaps the other call's operands or C), the bits of gemm_packed(v1) then
+// gemm_packed(v2). When both split over threads in the split_n nest, they share one parallel region: each thread
+// runs its share of one, then of the other, with no join between. The product with fixed shares goes first, so a
+// thread that finishes its share early takes more of the other's strip groups from the shared counter: the output
+// layer's dx = dlogits Wᵀ (K = V > kc, fixed halves) is evened out by [dW; db] += [x 1]ᵀ dlogits (shared groups)
+// instead of one thread idling at dx's join while this VM runs the other vCPU slower.
+template <class Kn, class T = typename Kn::T>
+void gemm_packed_pair(const GemmView<T>& v1, const GemmView<T>& v2, const PackedBlocking& bl, bool parallel) {
+  const int nth = omp_get_max_threads();
+  if (!parallel || nth < 2 || v1.pack_b_into || v2.pack_b_into || takes_split_m<Kn>(v1, nth) ||
+      takes_split_m<Kn>(v2, nth)) {
+    gemm_packed<Kn>(v1, bl, parallel);
+    gemm_packed<Kn>(v2, bl, parallel);
+    return;
+  }
+  const SplitNPlan p1 = plan_split_n<Kn>(v1, bl, true), p2 = plan_split_n<Kn>(v2, bl, true);
+  const bool swap = p1.dynamic && !p2.dynamic;
+  const GemmView<T>& first = swap ? v2 : v1;
+  const GemmView<T>& second = swap ? v1 : v2;
+  const SplitNPlan& first_plan = swap ? p2 : p1;
+  const SplitNPlan& second_plan = swap ? p1 : p2;
+  int next_first = 0, next_second = 0;
+#pragma omp parallel
+  {
+    const int tid = omp_get_thread_num(), team = omp_get_num_threads();
+    split_n_share<Kn>(first, first_plan, tid, team, &next_first);
+    split_n_share<Kn>(second, second_plan, tid, team, &next_second);
   }
 }
 

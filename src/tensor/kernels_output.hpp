@@ -73,20 +73,30 @@ void linear_log_softmax_pick_forward(T* out, T* lse, T* row_max, T* logits, cons
 // one GEMM with one more row of output (in the last, partial row panel of the kernel) instead of a second pass over
 // dlogits, which is larger than any cache. Callers lay the two out so (a Linear declares W and b together, and the
 // parameter store keeps their gradients in declaration order) and pass x1, room for [x 1].
+// With dx too, dx and [dW; db] are one gemm_pair: dx splits its 8 strips (H = 256) into fixed halves over K = V,
+// and a thread that finishes its half first takes more of [dW; db]'s shared strip groups instead of waiting.
 // dlogits: (rows, V); x, dx: (rows, H); x1: (rows, H + 1) scratch or null; W_t: Wᵀ packed;
 // dx, dW, db may each be null (no gradient wanted).
 template <class T>
 void add_linear_grads(T* dx, T dx_beta, T* dW, T* db, const T* dlogits, const T* x, T* x1, const PackedB<T>& W_t,
                       int64_t rows, int64_t H, int64_t V) {
-  if (dx) gemm<T>(false, int(rows), T(1), dlogits, int(V), W_t, dx_beta, dx, int(H));
+  const GemmArgs<T> dx_args{.M = int(rows), .A = dlogits, .lda = int(V), .beta = dx_beta, .C = dx, .ldc = int(H),
+                            .packed = &W_t};
   if (dW && db && db == dW + H * V && x1) {
     for (int64_t r = 0; r < rows; ++r) {
       std::copy(x + r * H, x + r * H + H, x1 + r * (H + 1));
       x1[r * (H + 1) + H] = T(1);
     }
-    gemm<T>(true, false, int(H + 1), int(V), int(rows), T(1), x1, int(H + 1), dlogits, int(V), T(1), dW, int(V));
+    const GemmArgs<T> dwb_args{.trans_a = true, .M = int(H + 1), .N = int(V), .K = int(rows), .A = x1,
+                               .lda = int(H + 1), .B = dlogits, .ldb = int(V), .beta = T(1), .C = dW, .ldc = int(V)};
+    if (dx) {
+      gemm_pair(dx_args, dwb_args);
+    } else {
+      gemm(dwb_args);
+    }
     return;
   }
+  if (dx) gemm(dx_args);
   if (dW) gemm<T>(true, false, int(H), int(V), int(rows), T(1), x, int(H), dlogits, int(V), T(1), dW, int(V));
   if (db) add_column_sums_of(db, rows, V, [dlogits, V](int64_t r, int64_t v) { return dlogits[r * V + v]; });
 }
