@@ -28,8 +28,9 @@
 # says what the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch and of the FMA peak
 # and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
-# ceiling of a step that is all GEMM): each the median over rounds of the round's two-thread figure over its
-# one-thread figure, measured minutes apart at most instead of a whole row apart.
+# ceiling of a step that is all GEMM; on two threads each is the sum of the threads' own rates, see
+# src/gemm/team_rate.hpp): each the median over rounds of the round's two-thread figure over its one-thread figure,
+# measured minutes apart at most instead of a whole row apart.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 # BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
