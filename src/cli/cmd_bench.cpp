@@ -73,11 +73,12 @@ int bench_gemm(int argc, char** argv) {
                  "never needs OpenBLAS). The packed_* columns time the same product with op(B) packed once\n"
                  "beforehand, as training packs a weight read at every time step. kernel_loop_ratio is LAVA's\n"
                  "micro-kernel alone, on operands hot in L1, over the FMA peak: the most a GEMM built on it reaches\n"
-                 "here (sampled after all the GEMMs). Each of --repeats rounds samples the FMA peak, LAVA, LAVA\n"
-                 "packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every figure is the median of\n"
-                 "its samples. --shapes adds shapes of your own, in NN, NT and TN; e.g. the enumerated output layer's\n"
-                 "products of one chunk (lava bench train --attn marginal: 240 rows, H = 256, V = 10,000):\n"
-                 "--shapes 240x10000x256,240x256x10000,257x10000x240 (logits, dx, [dW; db]).");
+                 "here (sampled after all the GEMMs). On several threads the FMA peak and the kernel loop are the sum\n"
+                 "of the threads' own rates (each runs to a common deadline). Each of --repeats rounds samples the\n"
+                 "FMA peak, LAVA, LAVA packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every\n"
+                 "figure is the median of its samples. --shapes adds shapes of your own, in NN, NT and TN; e.g. the\n"
+                 "enumerated output layer's products of one chunk (lava bench train --attn marginal: 240 rows,\n"
+                 "H = 256, V = 10,000): --shapes 240x10000x256,240x256x10000,257x10000x240 (logits, dx, [dW; db]).");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
@@ -222,7 +223,9 @@ int bench_train(int argc, char** argv) {
                  "over the FMA peak, and its share of the step time. kernel_loop_gflops is the GEMM's micro-kernel\n"
                  "alone on operands hot in L1, with the same threads, measured right after the FMA peak: no GEMM\n"
                  "built on it runs faster, so of_kernel_loop (gflops over it) is the share of that ceiling the whole\n"
-                 "step reaches. tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
+                 "step reaches. On several threads the FMA peak and kernel_loop_gflops are the sum of the threads'\n"
+                 "own rates (each runs to a common deadline: the ceiling of work shared from a counter).\n"
+                 "tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
                  "--profile then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
