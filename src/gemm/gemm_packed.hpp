@@ -285,17 +285,16 @@ void gemm_packed_pair(const GemmView<T>& v1, const GemmView<T>& v2, const Packed
     return;
   }
   const SplitNPlan p1 = plan_split_n<Kn>(v1, bl, true), p2 = plan_split_n<Kn>(v2, bl, true);
-  const bool swap = p1.dynamic && !p2.dynamic;
-  const GemmView<T>& first = swap ? v2 : v1;
-  const GemmView<T>& second = swap ? v1 : v2;
-  const SplitNPlan& first_plan = swap ? p2 : p1;
-  const SplitNPlan& second_plan = swap ? p1 : p2;
-  int next_first = 0, next_second = 0;
+  if (p1.dynamic && !p2.dynamic) {  // fixed shares first
+    gemm_packed_pair<Kn>(v2, v1, bl, parallel);
+    return;
+  }
+  int next_group1 = 0, next_group2 = 0;
 #pragma omp parallel
   {
     const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-    split_n_share<Kn>(first, first_plan, tid, team, &next_first);
-    split_n_share<Kn>(second, second_plan, tid, team, &next_second);
+    split_n_share<Kn>(v1, p1, tid, team, &next_group1);
+    split_n_share<Kn>(v2, p2, tid, team, &next_group2);
   }
 }
 
