@@ -1,7 +1,8 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
 // print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
 // that target needs, what it asks of the GEMMs with the other work as profiled, the scaling table (the median of the
-// rounds' own ratios), the order of the rounds, and the refusal of a reference-BLAS peer.
+// rounds' own ratios), the order of the rounds, and the refusal of a reference-BLAS peer and of a peer whose BLAS ran on
+// another thread count than the row's.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -33,18 +34,20 @@ std::string stand_in(const std::string& one, const std::string& two) {
 }
 
 // Runs the script on soft attention, 1 and 2 threads, one round, with the two stand-ins (or `peer` for the
-// PyTorch one); LAVA prints `lava_one` on one thread (with its GEMM share of the profiled step).
+// PyTorch one); LAVA prints `lava_one` on one thread (with its GEMM share of the profiled step), and the peer
+// says its BLAS ran on `peer_blas_threads_one` threads when asked for one (on two when asked for two).
 CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::string peer = "",
-                     const std::string& lava_one = kLavaOneThread + gemm_total("0.8")) {
+                     const std::string& lava_one = kLavaOneThread + gemm_total("0.8"),
+                     const std::string& peer_blas_threads_one = "1") {
   write_text(dir.file("lava"),
              stand_in(lava_one,
                       R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,)"
                       R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})" +
                           gemm_total("0.5")));
   const std::string torch_one = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":")" + peer_blas +
-                                R"(","blas_gflops":100})";
+                                R"(","blas_threads":)" + peer_blas_threads_one + R"(,"blas_gflops":100})";
   const std::string torch_two = R"({"tokens_per_s":600,"peak_rss_mb":600,"blas":")" + peer_blas +
-                                R"(","blas_gflops":100})";
+                                R"(","blas_threads":2,"blas_gflops":100})";
   write_text(dir.file("torch"), stand_in(torch_one, torch_two));
   if (peer.empty()) peer = dir.file("torch");
   return run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" + peer +
@@ -64,12 +67,12 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   // the step kept, the GEMMs get 1/750 − 0.2/1000 s a token for 0.05 GFLOP: 44.1 GFLOP/s, 0.35 of the kernel loop;
   // they run at 50 / 0.8 = 62.5, 0.50 of it.
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00 | 1.5 | 0.23 | 0.30 | 0.35 | 0.50 | "
-                   "OpenBLAS 0.3.21 (100.0) |") != std::string::npos);
+                   "OpenBLAS 0.3.21, 1 thread (100.0) |") != std::string::npos);
   // Two threads: 1800 / 600 = 3.00×; the 2× target needs 2 · 600 · (90 / 1800) = 60 GFLOP/s: 60 / 304 = 0.20,
   // 60 / 200 = 0.30; with half the step kept, 1800 / 1200 − 0.5 = 1 and 90 / 200 = 0.45; they run at
   // 90 / 0.5 / 200 = 0.90.
   CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | 0.45 | 0.90 | "
-                   "OpenBLAS 0.3.21 (100.0) |") != std::string::npos);
+                   "OpenBLAS 0.3.21, 2 threads (100.0) |") != std::string::npos);
   // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
   CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
 }
@@ -89,9 +92,10 @@ TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the medi
                  "echo \"{\\\"tokens_per_s\\\":$tok,\\\"gflops\\\":50,\\\"peak_gflops\\\":$p,\\\"peak_ratio\\\":0.3,"
                  "\\\"kernel_loop_gflops\\\":$k,\\\"peak_rss_mb\\\":300,\\\"output_gflops\\\":80,"
                  "\\\"output_peak_ratio\\\":0.5}\"\n");
-  const std::string torch_line = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":"OpenBLAS 0.3.21","blas_gflops":100})";
+  const std::string torch_line = R"({\"tokens_per_s\":500,\"peak_rss_mb\":600,\"blas\":\"OpenBLAS 0.3.21\",)"
+                                 R"(\"blas_threads\":$t,\"blas_gflops\":100})";
   write_text(dir.file("torch"), kStandInHead + "echo \"torch $t\" >> " + log +
-                                    "\necho '" + torch_line + "'\n");
+                                    "\necho \"" + torch_line + "\"\n");
   const CliResult r = run_bash("chmod +x " + dir.file("lava") + " " + dir.file("torch") + "\nBENCH_TORCH=" +
                                dir.file("torch") + " tools/bench-train.sh --variants soft --threads '1 2' " +
                                "--steps 1 --rounds 3 --lava " + dir.file("lava") + "\n");
@@ -127,6 +131,26 @@ TEST_CASE("bench-train.sh: a peer on the reference BLAS is refused, and the scri
   CHECK(r.code == 1);
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a | n/a | n/a |") != std::string::npos);
   CHECK(r.err.find("ratios refused") != std::string::npos);
+}
+
+TEST_CASE("bench-train.sh: a peer whose BLAS ran on more threads than the row's is refused, and the script fails") {
+  // What Debian's torch does by default: torch.set_num_threads(1) leaves OpenBLAS's thread per core running.
+  TempDir dir("bench_script");
+  const CliResult r = run_script(dir, "OpenBLAS 0.3.21", "", kLavaOneThread + gemm_total("0.8"), "2");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused | refused | 1.5 | n/a | n/a | n/a | 0.50 | "
+                   "OpenBLAS 0.3.21, 2 threads (100.0) |") != std::string::npos);
+  // The two-thread row, whose peer ran on two, keeps its ratio.
+  CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 |") != std::string::npos);
+  CHECK(r.err.find("another thread count than the row's") != std::string::npos);
+}
+
+TEST_CASE("bench-train.sh: a peer that does not say its BLAS threads is refused") {
+  TempDir dir("bench_script");
+  const CliResult r = run_script(dir, "OpenBLAS 0.3.21", "", kLavaOneThread + gemm_total("0.8"), "null");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("| soft | 1 | 1000 | 500 | refused |") != std::string::npos);
+  CHECK(r.out.find("OpenBLAS 0.3.21, ? threads (100.0) |") != std::string::npos);
 }
 
 TEST_CASE("bench-train.sh: a peer that fails is named in one line, and the script fails") {

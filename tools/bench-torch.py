@@ -9,14 +9,19 @@ f(x, z = i) = softmax(W_gen tanh(W_h h_j + W_x x_i + b) + b_gen). Objectives per
   marginal  log sum_i p_i f_i                       (a (B, T, S, V) tensor: what the naive implementation costs)
   var-enum  sum_i q_i log f_i - KL(q || p), q from BiLSTMs over the source and the whole target, bilinear scores
 A step is forward, backward, gradient clipping (norm 5) and Adam, on random tokens; the result is the median of the
-timed steps after the warm-up. Prints one JSON line with the keys `lava bench train --format json` uses, plus `blas`
-and `blas_gflops`: the BLAS library torch actually loaded (read from /proc/self/maps after a product, since Debian's
-torch calls whatever libblas.so.3 the alternatives system points to) and a 512^3 product's GFLOP/s on this thread
-count. Without libopenblas0-pthread that is the reference BLAS, some 40 times slower, and no ratio against it means
-anything: tools/bench-train.sh refuses to print one.
+timed steps after the warm-up. Prints one JSON line with the keys `lava bench train --format json` uses, plus `blas`,
+`blas_threads` and `blas_gflops`: the BLAS library torch actually loaded (read from /proc/self/maps after a product,
+since Debian's torch calls whatever libblas.so.3 the alternatives system points to), the threads its products run on,
+and a 512^3 product's GFLOP/s. Without libopenblas0-pthread that is the reference BLAS, some 40 times slower, and no
+ratio against it means anything: tools/bench-train.sh refuses to print one.
+torch.set_num_threads does not reach that library: OpenBLAS starts one thread per core and keeps them, so a peer
+asked for one thread ran its products on two (a 1024^3 product at 110 GFLOP/s against 76 on one thread, on two
+cores of an AMD EPYC). The script therefore sets OpenBLAS's own count to --threads (openblas_set_num_threads) and
+reports what OpenBLAS says it uses; tools/bench-train.sh refuses a ratio against a peer on another thread count.
 Optional tool: needs Debian's python3-torch; exits 0 with a message on stderr when torch is missing.
 """
 import argparse
+import ctypes
 import json
 import os
 import resource
@@ -112,6 +117,18 @@ def loaded_blas():
     return "unknown", ",".join(paths)
 
 
+def pin_blas_threads(blas, path, threads):
+    """Sets the threads of the BLAS behind torch's products to `threads` and returns the count the library reports:
+    OpenBLAS's own (openblas_get_num_threads), 1 for the reference BLAS (single-threaded), None where unknown."""
+    if blas == "reference BLAS":
+        return 1
+    if not blas.startswith("OpenBLAS"):
+        return None
+    lib = ctypes.CDLL(path)  # already mapped: dlopen returns the loaded copy, whose thread pool torch's products use
+    lib.openblas_set_num_threads(threads)
+    return lib.openblas_get_num_threads()
+
+
 def product_gflops(n=512, reps=5):
     a, b = torch.randn(n, n), torch.randn(n, n)
     torch.mm(a, b)
@@ -132,6 +149,7 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     blas, blas_path = loaded_blas()
+    blas_threads = pin_blas_threads(blas, blas_path, a.threads)
     blas_gflops = product_gflops()
     model = Seq2Seq(a)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -155,7 +173,8 @@ def main():
                       "tokens_per_s": tokens / step_s, "step_ms": 1e3 * step_s,
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
                       "objective_per_token": objective.item() / tokens,
-                      "blas": blas, "blas_path": blas_path, "blas_gflops": blas_gflops}))
+                      "blas": blas, "blas_path": blas_path, "blas_threads": blas_threads,
+                      "blas_gflops": blas_gflops}))
 
 
 if __name__ == "__main__":

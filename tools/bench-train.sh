@@ -5,9 +5,11 @@
 # peak memory and their ratios, and LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the
 # whole step and for the output layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional:
 # without it the PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py
-# reads it off the process's mapped libraries). Against the reference BLAS (no libopenblas0-pthread: a product some 40
-# times slower) or a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5) the ratio columns say "refused" and the
-# script exits 1 at the end: a ratio against a crippled peer means nothing. "Ratio by round" is the lowest and highest
+# reads it off the process's mapped libraries) and the threads its products ran on. Against the reference BLAS (no
+# libopenblas0-pthread: a product some 40 times slower), a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5), or
+# a peer whose BLAS ran on another thread count than the row's (OpenBLAS keeps one thread per core whatever
+# torch.set_num_threads says, unless told otherwise) the ratio columns say "refused" and the script exits 1 at the
+# end: a ratio against a crippled peer, or one that used more cores than LAVA, means nothing. "Ratio by round" is the lowest and highest
 # of the rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's ratio can move on this
 # machine. In even rounds the thread counts run in order and LAVA before the peer, in odd rounds the reverse of both,
 # so a steady drift of the machine's speed favours neither side and neither thread count. "Target" is issue 23's speed
@@ -140,6 +142,7 @@ peer_round() {
     { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
   got[pt/$k]=$(json_num tokens_per_s <<<"$out") got[pm/$k]=$(json_num peak_rss_mb <<<"$out")
   got[pb/$k]=$(json_num blas_gflops <<<"$out") got[blas/$k]=$(json_str blas <<<"$out")
+  got[pbt/$k]=$(json_num blas_threads <<<"$out")
 }
 # FIGURE on $2 threads in each round, one per line (empty where a side did not report it).
 by_round() { local r; for ((r = 0; r < rounds; r++)); do echo "${got[$1/$2/$r]:-}"; done; }
@@ -151,7 +154,7 @@ round_scaling() {
     grep -v n/a)
   median_of_rounds <<<"$per_round"
 }
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS, its threads (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 reversed_threads=$(tr ' ' '\n' <<<"$threads" | grep . | tac | paste -sd' ')
 declare -A scaling_row  # variant -> the scaling table's cells
@@ -171,6 +174,8 @@ for v in $variants; do
   for t in $threads; do
     for a in lt lg lp lk lkl lm og op pt pm pb la gs; do mapfile -t "$a" < <(by_round "$a" "$t"); done
     blas=${got[blas/$t/$((rounds - 1))]:-}
+    # The threads the peer's BLAS reported over the rounds ("1", or e.g. "1/2" if they differed; "?" if unreported).
+    blas_threads=$(by_round pbt "$t" | sort -u | sed 's/^$/?/' | paste -sd/)
     L=$(printf '%s\n' "${lt[@]}" | median); G=$(printf '%s\n' "${lg[@]}" | median)
     P=$(printf '%s\n' "${lp[@]}" | median); LM=$(printf '%s\n' "${lm[@]}" | median)
     OG=$(printf '%s\n' "${og[@]}" | median); OP=$(printf '%s\n' "${op[@]}" | median)
@@ -179,8 +184,9 @@ for v in $variants; do
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
-      peer_blas="$blas ($(printf '%.1f' "$PB"))"
-      if [ "$blas" = "reference BLAS" ] || awk -v g="$PB" -v m="$min_peer_gflops" 'BEGIN { exit !(g < m) }'; then
+      peer_blas="$blas, $blas_threads thread$([ "$blas_threads" = 1 ] || echo s) ($(printf '%.1f' "$PB"))"
+      if [ "$blas" = "reference BLAS" ] || [ "$blas_threads" != "$t" ] ||
+        awk -v g="$PB" -v m="$min_peer_gflops" 'BEGIN { exit !(g < m) }'; then
         speed_ratio=refused memory_ratio=refused round_ratios=refused refused=1
       else
         speed_ratio=$(ratio "$L" "$T") memory_ratio=$(ratio "$LM" "$TM")
@@ -211,7 +217,8 @@ if grep -qw 1 <<<"$threads" && grep -qw 2 <<<"$threads"; then
   for v in $variants; do echo "| $v | ${scaling_row[$v]} |"; done
 fi
 if [ $refused = 1 ]; then
-  echo "bench-train.sh: error: PyTorch ran on the reference BLAS or below $min_peer_gflops GFLOP/s (see the BLAS" \
-    "column); ratios refused. Install libopenblas0-pthread (make bench does) and run again." >&2
+  echo "bench-train.sh: error: PyTorch ran on the reference BLAS, below $min_peer_gflops GFLOP/s, or with its BLAS on" \
+    "another thread count than the row's (see the BLAS column); ratios refused. Install libopenblas0-pthread (make" \
+    "bench does), run tools/bench-torch.py as the peer, and run again." >&2
   exit 1
 fi
