@@ -130,7 +130,8 @@ bench: deps torch-deps
 # batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. The files are checked one per core (--jobs), each
 # in a one-thread process, and their lines printed in the files' order. Debian's torch reads libblas.so.3, which is
-# OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products).
+# OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products);
+# OPENBLAS_NUM_THREADS=1, since torch.set_num_threads(1) does not reach OpenBLAS, which keeps a thread per core.
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
 CROSSCHECK_RUNS := none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws \
                    soft:general marginal:dot var-enum:dot
@@ -152,7 +153,7 @@ crosscheck:
 	@for layers in 1 2; do \
 	  $(BUILD)/lava crosscheck-dump --task seqvae --layers $$layers --quiet --out $(CROSSCHECK_DIR)/seqvae-$$layers.safetensors || exit 1; \
 	done
-	/usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -Og and -g1 (line
 # tables only: enough for file:line in sanitizer reports) keep CI short: -Og compiles as fast as -O0 here (589 against

@@ -5,9 +5,11 @@
 // the non-GEMM time of the enumerated output layer; GCC will not vectorise a libm call or a floating-point compare
 // under the default -ftrapping-math. GCC's vector extensions say the vector code directly: AVX-512 (16 lanes) or
 // AVX2 (8) under -march=native, SSE or scalar code on other targets, the same arithmetic in every lane everywhere.
-// The array loops take 16 lanes at a time, then 8: on AVX-512 the exp of a row of logits (most of the enumerated
-// output layer's time outside its GEMMs) ran at 0.60 ns an element in 8 lanes; a sum keeps its 8 running lane sums
-// and adds a block of 16 as its two halves, so no result changes with the width.
+// The array loops take 16 lanes at a time where the target has AVX-512, then 8: on AVX-512 the exp of a row of logits
+// (most of the enumerated output layer's time outside its GEMMs) ran at 0.60 ns an element in 8 lanes; a sum keeps
+// its 8 running lane sums and adds a block of 16 as its two halves, so no result changes with the width. Without
+// AVX-512 they take 8 at a time only: there GCC lowers 16-lane compares and selects element by element, and the
+// 16-lane exp of a row ran at 2.86 ns an element against 0.49 in 8 lanes (AMD Zen 3), the same bits either way.
 //   exp x:  x = n ln2 + r (Cody–Waite, |r| ≤ ln2/2, n rounded by adding 1.5·2^23), e^r by Cephes' degree-6 expf
 //           polynomial, 2^n from the exponent bits; x is clamped to [−87.3, 88.37] (no inf, no denormal scale).
 //   tanh x: x(1 + z P(z)), z = x², the Taylor series to x^13 for |x| < 0.4 (no cancellation near 0); else
@@ -22,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #if defined(__FMA__) && defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -33,6 +36,14 @@ using i32x8 = int32_t __attribute__((vector_size(32)));
 using f32x16 = float __attribute__((vector_size(64)));
 using i32x16 = int32_t __attribute__((vector_size(64)));
 constexpr int64_t kLanes = 8;
+#if defined(__AVX512F__)
+constexpr bool kWideBlocks = true;  // the array loops also take blocks of 16 lanes (one zmm register)
+#else
+constexpr bool kWideBlocks = false;
+#endif
+// A block of the max loops: 16 lanes with AVX-512, else 8 (max is exact, so the width cannot change a result).
+using MaxBlock = std::conditional_t<kWideBlocks, f32x16, f32x8>;
+constexpr int64_t kMaxBlockLanes = kWideBlocks ? 2 * kLanes : kLanes;
 
 // The integer vector of a float vector's width (the exponent bits of exp).
 template <class F>
@@ -138,11 +149,13 @@ inline F sigmoid_v(F x) {
   return 1.f / (1.f + exp_v(-x));
 }
 
-// y[i] = f(x[i]) over n floats, 16 at a time, then 8, then the padded tail; y may equal x. f takes either width.
+// y[i] = f(x[i]) over n floats, 16 at a time (AVX-512), then 8, then the padded tail; y may equal x. f takes either
+// width.
 template <class Fn>
 inline void map_lanes(float* y, const float* x, int64_t n, Fn f) {
   int64_t i = 0;
-  for (; i + 2 * kLanes <= n; i += 2 * kLanes) store(y + i, f(load<f32x16>(x + i)));
+  if constexpr (kWideBlocks)
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) store(y + i, f(load<f32x16>(x + i)));
   for (; i + kLanes <= n; i += kLanes) store(y + i, f(load(x + i)));
   if (i < n) store_partial(y + i, f(load_partial(x + i, n - i, 0.f)), n - i);
 }
@@ -176,13 +189,13 @@ template <class T>
 T max_array(const T* x, int64_t n) {
   T m = x[0];
   if constexpr (sizeof(T) == sizeof(float)) {
-    f32x16 acc = splat<f32x16>(x[0]);
+    MaxBlock acc = splat<MaxBlock>(x[0]);
     int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-      const f32x16 v = load<f32x16>(x + i);
+    for (; i + kMaxBlockLanes <= n; i += kMaxBlockLanes) {
+      const MaxBlock v = load<MaxBlock>(x + i);
       acc = v > acc ? v : acc;
     }
-    for (int64_t l = 0; l < 2 * kLanes; ++l) m = acc[l] > m ? acc[l] : m;
+    for (int64_t l = 0; l < kMaxBlockLanes; ++l) m = acc[l] > m ? acc[l] : m;
     for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   } else {
     for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
@@ -195,14 +208,14 @@ template <class T>
 T add_then_max(T* x, const T* b, int64_t n) {
   if constexpr (sizeof(T) == sizeof(float)) {
     T m = x[0] + b[0];
-    f32x16 acc = splat<f32x16>(m);
+    MaxBlock acc = splat<MaxBlock>(m);
     int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-      const f32x16 v = load<f32x16>(x + i) + load<f32x16>(b + i);
+    for (; i + kMaxBlockLanes <= n; i += kMaxBlockLanes) {
+      const MaxBlock v = load<MaxBlock>(x + i) + load<MaxBlock>(b + i);
       store(x + i, v);
       acc = v > acc ? v : acc;
     }
-    for (int64_t l = 0; l < 2 * kLanes; ++l) m = acc[l] > m ? acc[l] : m;
+    for (int64_t l = 0; l < kMaxBlockLanes; ++l) m = acc[l] > m ? acc[l] : m;
     for (; i < n; ++i) {
       x[i] += b[i];
       m = x[i] > m ? x[i] : m;
@@ -221,12 +234,13 @@ T sum_exp_shifted(T* e, const T* x, T m, int64_t n) {
   if constexpr (sizeof(T) == sizeof(float)) {
     f32x8 acc{};
     int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {  // 16 at a time, summed as two blocks of 8: the same order
-      const f32x16 v = exp_v(load<f32x16>(x + i) - m);
-      if (e) store(e + i, v);
-      acc += low_half(v);
-      acc += high_half(v);
-    }
+    if constexpr (kWideBlocks)
+      for (; i + 2 * kLanes <= n; i += 2 * kLanes) {  // 16 at a time, summed as two blocks of 8: the same order
+        const f32x16 v = exp_v(load<f32x16>(x + i) - m);
+        if (e) store(e + i, v);
+        acc += low_half(v);
+        acc += high_half(v);
+      }
     for (; i + kLanes <= n; i += kLanes) {
       const f32x8 v = exp_v(load(x + i) - m);
       if (e) store(e + i, v);
