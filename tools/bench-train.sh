@@ -1,32 +1,34 @@
 #!/usr/bin/env bash
-# `make bench`: LAVA against PyTorch on the same training step, measured in the same run. For each variant, runs `lava
-# bench train` and tools/bench-torch.py alternately, round by round (ROUNDS rounds, every thread count in each), and
-# prints a markdown table of the rounds' medians per variant and thread count: tokens/s, peak memory and their ratios,
-# and LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the whole step and for the output
-# layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional: without it the PyTorch columns say
-# n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py reads it off the process's mapped
-# libraries) and the threads its products ran on. Against the reference BLAS (no libopenblas0-pthread: a product some 40
-# times slower), a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5), or a peer whose BLAS ran on another thread
-# count than the row's (OpenBLAS keeps one thread per core whatever torch.set_num_threads says, unless told otherwise)
-# the ratio columns say "refused" and the script exits 1 at the end: a ratio against a crippled peer, or one that used
-# more cores than LAVA, means nothing. "Ratio by round" is the lowest and highest of the rounds' own ratios (LAVA's and
-# PyTorch's figure of the same round): how far one run's ratio can move on this machine. In even rounds the thread
-# counts run in order and LAVA before the peer, in odd rounds the reverse of both, so a steady drift of the machine's
-# speed favours neither side and neither thread count. "Target" is issue 23's speed ratio for the row (soft 1.5x on one
-# thread, 2x otherwise), and "target needs" the fraction of the FMA peak LAVA's whole step would have to sustain to
-# reach it against this run's peer (median over rounds of target x PyTorch tok/s x LAVA's GFLOP per token / the peak
-# measured in that round): next to "of FMA peak", what LAVA sustains, it says how far off a target is, and above 1.00
-# that no implementation of this step's arithmetic can reach it on this machine. "Of kernel loop" is the same fraction
-# of a tighter ceiling: LAVA's GEMM micro-kernel alone on operands hot in L1, measured in the same round (lava bench
-# train's kernel_loop_gflops). No GEMM built on that kernel runs faster, so above 1.00 the target is out of this
-# kernel's reach; `lava bench gemm` (the second half of `make bench`) says whether OpenBLAS's kernels run faster on this
-# machine. "GEMMs would need" is the same question with LAVA's other work counted: LAVA runs under its per-op profile
-# (--profile, --steps more steps), and with the non-GEMM share of its step as profiled (1 - s) left as it is, the target
-# leaves its GEMMs (1/(target x PyTorch tok/s) - (1 - s)/(LAVA tok/s)) seconds a token for their GFLOP per token; the
-# rate that takes, over the round's kernel loop (median over rounds; "∞" where the other work alone overruns the
-# target's time). "GEMMs run at" is what they run at now (LAVA GFLOP/s / s, over the kernel loop): the gap between the
-# two is what faster GEMMs would have to close. The last column is the 1-minute load average (/proc/loadavg) before each
-# round, lowest to highest: on a shared machine it says what the ratios were measured under.
+# `make bench`: LAVA against PyTorch on the same training step, measured in the same run.
+# For each variant, runs `lava bench train` and tools/bench-torch.py alternately, round by round (ROUNDS rounds, every
+# thread count in each), and prints a markdown table of the rounds' medians per variant and thread count: tokens/s,
+# peak memory and their ratios, and LAVA's GFLOP/s as a fraction of the FMA peak measured in the same process, for the
+# whole step and for the output layer alone (the enumerated layer of marginal and var-enum). PyTorch is optional:
+# without it the PyTorch columns say n/a. Every row names the BLAS the PyTorch peer actually ran (tools/bench-torch.py
+# reads it off the process's mapped libraries) and the threads its products ran on. Against the reference BLAS (no
+# libopenblas0-pthread: a product some 40 times slower), a peer whose 512^3 product runs below MIN_PEER_GFLOPS (5), or
+# a peer whose BLAS ran on another thread count than the row's (OpenBLAS keeps one thread per core whatever
+# torch.set_num_threads says, unless told otherwise) the ratio columns say "refused" and the script exits 1 at the
+# end: a ratio against a crippled peer, or one that used more cores than LAVA, means nothing. "Ratio by round" is the
+# lowest and highest of the rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's
+# ratio can move on this machine. In even rounds the thread counts run in order and LAVA before the peer, in odd
+# rounds the reverse of both, so a steady drift of the machine's speed favours neither side and neither thread count.
+# "Target" is issue 23's speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
+# fraction of the FMA peak LAVA's
+# whole step would have to sustain to reach it against this run's peer (median over rounds of target x PyTorch tok/s x
+# LAVA's GFLOP per token / the peak measured in that round): next to "of FMA peak", what LAVA sustains, it says how
+# far off a target is, and above 1.00 that no implementation of this step's arithmetic can reach it on this machine.
+# "Of kernel loop" is the same fraction of a tighter ceiling: LAVA's GEMM micro-kernel alone on operands hot in L1,
+# measured in the same round (lava bench train's kernel_loop_gflops). No GEMM built on that kernel runs faster, so
+# above 1.00 the target is out of this kernel's reach; `lava bench gemm` (the second half of `make bench`) says
+# whether OpenBLAS's kernels run faster on this machine. "GEMMs would need" is the same question with LAVA's other
+# work counted: LAVA runs under its per-op profile (--profile, --steps more steps), and with the non-GEMM share of its
+# step as profiled (1 - s) left as it is, the target leaves its GEMMs (1/(target x PyTorch tok/s) - (1 - s)/(LAVA
+# tok/s)) seconds a token for their GFLOP per token; the rate that takes, over the round's kernel loop (median over
+# rounds; "∞" where the other work alone overruns the target's time). "GEMMs run at" is what they run at now (LAVA
+# GFLOP/s / s, over the kernel loop): the gap between the two is what faster GEMMs would have to close. The last
+# column is the 1-minute load average (/proc/loadavg) before each round, lowest to highest: on a shared machine it
+# says what the ratios were measured under.
 # With threads 1 and 2 a second table gives the scaling from 1 to 2 threads of LAVA and PyTorch and of the FMA peak
 # and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
 # ceiling of a step that is all GEMM; on two threads each is the sum of the threads' own rates, see
