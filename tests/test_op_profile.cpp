@@ -14,6 +14,7 @@
 #include "cli_runner.hpp"
 #include "core/json.hpp"
 #include "core/op_profile.hpp"
+#include "core/rng.hpp"
 #include "gemm/gemm.hpp"
 
 using namespace lava;
@@ -138,6 +139,55 @@ TEST_CASE("op profile: work that splits over threads is told from work that cann
     const op_profile::PhaseTotals& small = find_kind(ts, "small gemm")->phase[int(op_profile::Phase::forward)];
     CHECK(small.gemm_seconds > 0);
     CHECK(small.omp_split_seconds == 0);
+  }
+}
+
+TEST_CASE("matmul: a batch of small products (a decoder step's attention) splits in one region, same bits") {
+  // The context of one soft-attention decoder step: 32 products (1×20)·(20×256), 2^17.3 multiply-adds in all, with
+  // both gradients. The products are shared out over the threads in one region each way (as the profile sees it:
+  // on one thread too, since more threads could share it), and give the bits of each product made alone.
+  constexpr int B = 32, S = 20, H = 256;
+  std::vector<float> p(B * S), e(B * S * H);
+  CounterRng rng(11, 0);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = float(rng.normal(i));
+  for (size_t i = 0; i < e.size(); ++i) e[i] = float(rng.normal(p.size() + i));
+  // Σ ctx ⊙ w, with w fixed, so that the gradients differ by element; returns ctx, dp and de.
+  const auto run = [&](bool batched) {
+    Tape<float> tape;
+    const Var<float> pv = tape.input(Shape{B, 1, S}, p.data(), true), ev = tape.input(Shape{B, S, H}, e.data(), true);
+    Var<float> ctx;
+    if (batched) {
+      ctx = matmul(pv, ev, false, false);
+    } else {
+      std::vector<Var<float>> rows;
+      for (int b = 0; b < B; ++b) {
+        const Var<float> pb = reshape(slice(pv, 0, b, 1), Shape{1, S}), eb = reshape(slice(ev, 0, b, 1), Shape{S, H});
+        rows.push_back(reshape(matmul(pb, eb, false, false), Shape{1, 1, H}));
+      }
+      ctx = concat(rows.data(), B, 0);
+    }
+    tape.backward(sum_all(mul(ctx, tape.input(Shape{B, 1, H}, e.data()))));
+    std::vector<float> out(ctx.val(), ctx.val() + ctx.numel());
+    out.insert(out.end(), pv.grad(), pv.grad() + pv.numel());
+    out.insert(out.end(), ev.grad(), ev.grad() + ev.numel());
+    return out;
+  };
+  const std::vector<float> alone = run(false);
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    op_profile::start();
+    const std::vector<float> batched = run(true);
+    op_profile::stop();
+    omp_set_num_threads(saved);
+    CHECK(std::memcmp(batched.data(), alone.data(), alone.size() * sizeof(float)) == 0);
+    const op_profile::KindTotals* mm = find_kind(op_profile::totals(), "matmul");
+    REQUIRE(mm != nullptr);
+    for (const op_profile::Phase phase : {op_profile::Phase::forward, op_profile::Phase::backward}) {
+      CHECK(mm->phase[int(phase)].omp_regions == 1);
+      CHECK(mm->phase[int(phase)].omp_split_regions == 1);
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Matrix products on top of gemm (src/gemm). With C = op(A)·op(B):
 //   d op(A) = dC · op(B)ᵀ      d op(B) = op(A)ᵀ · dC
 // Each case below writes that identity for the stored (possibly transposed) layout, accumulating with beta = 1.
+#include <omp.h>
+
 #include "autodiff/ops.hpp"
 #include "core/op_profile.hpp"
 #include "gemm/gemm.hpp"
@@ -77,12 +79,16 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
 
   Var<T> c = a.tape->make_output(out, a, b);
   const int64_t sa_n = int64_t(d.M) * d.K, sb_n = int64_t(d.K) * d.N, sc_n = int64_t(d.M) * d.N;
-  // Many small products: one per thread. A large product: gemm splits it itself. Fewer than 2^20 multiply-adds in
-  // all run on one thread: a fork/join costs 10-20 µs when the other thread sleeps (OMP_WAIT_POLICY=passive), more
-  // than such a batch takes (the attention products of one decoder step, 32 × 1×20×256, were 1,900 regions a step).
+  // Many small products: one region, the products shared out over the threads. A large product: gemm splits it
+  // itself. Fewer than 2^17 multiply-adds in all run on one thread: a fork/join costs a few µs while the other
+  // thread still spins (GOMP_SPINCOUNT, as the scripts set it) and 10-20 µs once it sleeps, more than such a batch
+  // takes. The attention products of one decoder step (32 × 1×20×256, 2^17.3, about 20 µs a batch on one thread)
+  // do split: one region per batch, not one per product (which was 1,900 regions a step). They were 2 ms of the 7 ms
+  // of a one-thread soft step that did not split; alternated with a build that kept them on one thread (threshold
+  // 2^20), ten two-thread soft steps ran at 0.92–1.07 of its tokens/s, median 1.022 (one thread: median 0.998).
   const int64_t flops_per_product = int64_t(d.M) * d.N * d.K;
-  const bool parallel_batches =
-      batched && batch > 1 && flops_per_product < (1 << 18) && batch * flops_per_product >= (int64_t(1) << 20);
+  const bool parallel_batches = batched && batch > 1 && omp_get_level() == 0 && flops_per_product < (1 << 18) &&
+                                batch * flops_per_product >= (int64_t(1) << 17);
   for_each_split_if(batch, parallel_batches,
                     [&](int64_t t) { product_forward(d, a.val() + t * sa_n, b.val() + t * sb_n, c.val() + t * sc_n); });
   if (c.needs_grad())
