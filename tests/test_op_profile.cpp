@@ -182,7 +182,8 @@ TEST_CASE("matmul: a batch of small products (a decoder step's attention) splits
     op_profile::stop();
     omp_set_num_threads(saved);
     CHECK(std::memcmp(batched.data(), alone.data(), alone.size() * sizeof(float)) == 0);
-    const op_profile::KindTotals* mm = find_kind(op_profile::totals(), "matmul");
+    const std::vector<op_profile::KindTotals> ts = op_profile::totals();
+    const op_profile::KindTotals* mm = find_kind(ts, "matmul");
     REQUIRE(mm != nullptr);
     for (const op_profile::Phase phase : {op_profile::Phase::forward, op_profile::Phase::backward}) {
       CHECK(mm->phase[int(phase)].omp_regions == 1);
