@@ -82,10 +82,11 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
   // Many small products: one region, the products shared out over the threads. A large product: gemm splits it
   // itself. Fewer than 2^17 multiply-adds in all run on one thread: a fork/join costs a few µs while the other
   // thread still spins (GOMP_SPINCOUNT, as the scripts set it) and 10-20 µs once it sleeps, more than such a batch
-  // takes. The attention products of one decoder step (32 × 1×20×256, 2^17.3, about 20 µs a batch on one thread)
-  // do split: one region per batch, not one per product (which was 1,900 regions a step). They were 2 ms of the 7 ms
-  // of a one-thread soft step that did not split; alternated with a build that kept them on one thread (threshold
-  // 2^20), ten two-thread soft steps ran at 0.92–1.07 of its tokens/s, median 1.022 (one thread: median 0.998).
+  // takes. The attention products of one decoder step (32 × 1×20×256, 2^17.3; 40 batches a step, forward and
+  // backward, about 50 µs each on one thread) do split: one region per batch, not one per product (which was 1,900
+  // regions a step). They were 2 ms of the 7 ms of a one-thread soft step that did not split; alternated with a
+  // build that kept them on one thread (threshold 2^20), ten two-thread soft steps ran at 0.92–1.07 of its
+  // tokens/s, median 1.022 (one thread: median 0.998).
   const int64_t flops_per_product = int64_t(d.M) * d.N * d.K;
   const bool parallel_batches = batched && batch > 1 && omp_get_level() == 0 && flops_per_product < (1 << 18) &&
                                 batch * flops_per_product >= (int64_t(1) << 17);
