@@ -17,10 +17,13 @@ const std::string kLavaOneThread = R"({"tokens_per_s":1000,"gflops":50,"peak_gfl
                                    R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
                                    R"("output_peak_ratio":0.5})";
 
-// The GEMM total of lava bench train --profile (its other totals are ignored): share s of the profiled step.
-std::string gemm_total(const std::string& share) {
-  return "\n" R"j({"event":"profile_total","what":"step (sum of the rows)","ms":100,"share":1})j"
-         "\n" R"j({"event":"profile_total","what":"GEMM (all ops)","ms":80,"share":)j" + share + "}";
+// The step and GEMM totals of lava bench train --profile (its other totals are ignored): a profiled step of step_ms,
+// gemm_ms of it (share s) in GEMMs.
+std::string gemm_total(const std::string& share, const std::string& step_ms = "100",
+                       const std::string& gemm_ms = "80") {
+  return "\n" R"j({"event":"profile_total","what":"step (sum of the rows)","ms":)j" + step_ms + R"j(,"share":1})j"
+         "\n" R"j({"event":"profile_total","what":"GEMM (all ops)","ms":)j" + gemm_ms + R"j(,"share":)j" + share +
+         "}";
 }
 
 // The first lines of every stand-in: bash, and t = the --threads it was given (1 if none).
@@ -43,7 +46,7 @@ CliResult run_script(const TempDir& dir, const std::string& peer_blas, std::stri
              stand_in(lava_one,
                       R"({"tokens_per_s":1800,"gflops":90,"peak_gflops":304,"peak_ratio":0.296,)"
                       R"("kernel_loop_gflops":200,"peak_rss_mb":300,"output_gflops":150,"output_peak_ratio":0.49})" +
-                          gemm_total("0.5")));
+                          gemm_total("0.5", "60", "30")));
   const std::string torch_one = R"({"tokens_per_s":500,"peak_rss_mb":600,"blas":")" + peer_blas +
                                 R"(","blas_threads":)" + peer_blas_threads_one + R"(,"blas_gflops":100})";
   const std::string torch_two = R"({"tokens_per_s":600,"peak_rss_mb":600,"blas":")" + peer_blas +
@@ -73,8 +76,12 @@ TEST_CASE("bench-train.sh: ratios, the target's share of the FMA peak and of the
   // 90 / 0.5 / 200 = 0.90.
   CHECK(r.out.find("| soft | 2 | 1800 | 600 | 3.00 | 3.00 | 2 | 0.20 | 0.30 | 0.45 | 0.90 | "
                    "OpenBLAS 0.3.21, 2 threads (100.0) |") != std::string::npos);
-  // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125
-  CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 |") != std::string::npos);
+  // Scaling: LAVA 1800 / 1000, PyTorch 600 / 500, FMA peak 304 / 160, kernel loop 200 / 125; then the profile's
+  // split of the step (100 ms, 80 in GEMMs, on one thread; 60 ms, 30 in GEMMs, on two): the profiled step
+  // 100 / 60, the GEMM share 80 / 100, GEMMs 80 / 30, the rest 20 / 30, the step with GEMMs at 2×
+  // 100 / (40 + 30) and with the rest at 2× 100 / (30 + 10).
+  CHECK(r.out.find("| soft | 1.80 | 1.20 | 1.90 | 1.60 | 1.67 | 0.80 | 2.67 | 0.67 | 1.43 | 2.50 |") !=
+        std::string::npos);
 }
 
 TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the median of the rounds' own ratios") {
@@ -108,8 +115,9 @@ TEST_CASE("bench-train.sh: rounds alternate their order, and scaling is the medi
         "lava 1\ntorch 1\nlava 2\ntorch 2\n");
   // The rows still pair each round's two sides: one thread 1000 / 500 in rounds 0 and 1, 2000 / 500 in round 2.
   CHECK(r.out.find("| soft | 1 | 1000 | 500 | 2.00 | 2.00–4.00 |") != std::string::npos);
-  // Scaling: LAVA 1.80 (above), PyTorch 500 → 500, FMA peak 304 / 160, kernel loop 200 / 125.
-  CHECK(r.out.find("| soft | 1.80 | 1.00 | 1.90 | 1.60 |") != std::string::npos);
+  // Scaling: LAVA 1.80 (above), PyTorch 500 → 500, FMA peak 304 / 160, kernel loop 200 / 125; no profile totals,
+  // so no split of the step.
+  CHECK(r.out.find("| soft | 1.80 | 1.00 | 1.90 | 1.60 | n/a | n/a | n/a | n/a | n/a | n/a |") != std::string::npos);
 }
 
 TEST_CASE("bench-train.sh: where the other work alone overruns the target's time, the GEMMs would need ∞") {
@@ -119,7 +127,7 @@ TEST_CASE("bench-train.sh: where the other work alone overruns the target's time
   const CliResult r = run_script(dir, "OpenBLAS 0.3.21", "",
                                  R"({"tokens_per_s":400,"gflops":50,"peak_gflops":160,"peak_ratio":0.3125,)"
                                  R"("kernel_loop_gflops":125,"peak_rss_mb":300,"output_gflops":80,)"
-                                 R"("output_peak_ratio":0.5})" + gemm_total("0.4"));
+                                 R"("output_peak_ratio":0.5})" + gemm_total("0.4", "100", "40"));
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("| soft | 1 | 400 | 500 | 0.80 | 0.80 | 1.5 | 0.59 | 0.75 | ∞ | 1.00 |") != std::string::npos);

@@ -33,7 +33,12 @@
 # and the kernel loop measured in the same processes (the machine's own ceiling for compute-bound work, and the
 # ceiling of a step that is all GEMM; on two threads each is the sum of the threads' own rates, see
 # src/gemm/team_rate.hpp): each the median over rounds of the round's two-thread figure over its one-thread figure,
-# measured minutes apart at most instead of a whole row apart.
+# measured minutes apart at most instead of a whole row apart. Its last six columns say which part of LAVA's step
+# holds its scaling back, from the per-op profile of the same runs (ms a profiled step: n, of which GEMMs g): the
+# profiled step's scaling n1/n2 (next to LAVA's timed one), the GEMMs' share of the one-thread step g1/n1, the
+# scaling of the GEMMs g1/g2 and of the rest (n1−g1)/(n2−g2), and what the step's scaling would be if either part
+# scaled by 2 and the other as measured, n1/(g1/2 + n2−g2) and n1/(g2 + (n1−g1)/2): a target above the first is
+# out of reach of faster GEMMs alone, above the second out of reach of faster other work alone.
 #   tools/bench-train.sh [--variants "soft marginal var-enum"] [--threads "1 2"] [--steps N] [--rounds R] [--lava BIN]
 #                        [--lava-args "ARGS"]   (extra options for lava bench train, e.g. "--logits-cache-mb 1024")
 # BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
@@ -130,6 +135,9 @@ lava_round() {
     --format json -q) || { echo "bench-train.sh: $lava bench train --attn $v --threads $t failed" >&2; exit 1; }
   # The GEMM share of the profiled step (its "GEMM (all ops)" total), then the main row (the timed steps).
   got[gs/$k]=$(grep -F '"GEMM (all ops)"' <<<"$out" | json_num share || true)
+  # The profiled step and its GEMM time, in ms (the scaling table splits the step's scaling into the two parts).
+  got[pn/$k]=$(grep -F '"step (sum of the rows)"' <<<"$out" | json_num ms || true)
+  got[pg/$k]=$(grep -F '"GEMM (all ops)"' <<<"$out" | json_num ms || true)
   out=$(grep -m1 -F '"tokens_per_s"' <<<"$out")
   got[lt/$k]=$(json_num tokens_per_s <<<"$out") got[lg/$k]=$(json_num gflops <<<"$out")
   got[lp/$k]=$(json_num peak_ratio <<<"$out") got[lk/$k]=$(json_num peak_gflops <<<"$out")
@@ -154,6 +162,22 @@ round_scaling() {
   per_round=$(for ((r = 0; r < rounds; r++)); do ratio "${got[$1/2/$r]:-}" "${got[$1/1/$r]:-}"; echo; done |
     grep -v n/a)
   median_of_rounds <<<"$per_round"
+}
+# The median over rounds of what the awk statement $1 prints for each round with both thread counts profiled, given
+# n1, g1 (one thread's profiled step and its GEMM time, ms) and n2, g2 (two threads'); n/a when no round has both.
+profile_split() {
+  local r
+  for ((r = 0; r < rounds; r++)); do
+    awk -v n1="${got[pn/1/$r]:-}" -v g1="${got[pg/1/$r]:-}" -v n2="${got[pn/2/$r]:-}" -v g2="${got[pg/2/$r]:-}" \
+      "BEGIN { if (n1 > 0 && n2 > 0 && g1 != \"\" && g2 != \"\" && g2 > 0 && n2 > g2) { $1 } }"
+  done | median_of_rounds
+}
+# The scaling table's profile columns: the profiled step's scaling, its GEMMs' share (one thread) and scaling, the
+# rest's share and scaling, and the step's scaling if either part scaled by 2 with the other as measured.
+profile_cells() {
+  echo "$(profile_split 'print n1 / n2') | $(profile_split 'print g1 / n1') | $(profile_split 'print g1 / g2') |" \
+    "$(profile_split 'print (n1 - g1) / (n2 - g2)') | $(profile_split 'print n1 / (g1 / 2 + n2 - g2)') |" \
+    "$(profile_split 'print n1 / (g2 + (n1 - g1) / 2)')"
 }
 echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS, its threads (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -208,13 +232,14 @@ for v in $variants; do
   done
   torch_scaling=n/a
   [ -n "${torch_med[$v/1]:-}" ] && [ -n "${torch_med[$v/2]:-}" ] && torch_scaling=$(round_scaling pt)
-  scaling_row[$v]="$(round_scaling lt) | $torch_scaling | $(round_scaling lk) | $(round_scaling lkl)"
+  scaling_row[$v]="$(round_scaling lt) | $torch_scaling | $(round_scaling lk) | $(round_scaling lkl) | $(profile_cells)"
 done
 if grep -qw 1 <<<"$threads" && grep -qw 2 <<<"$threads"; then
   echo
   echo "| attn | LAVA scaling, 1 → 2 threads | PyTorch scaling | FMA peak scaling (the machine's ceiling) |" \
-    "kernel loop scaling |"
-  echo "|---|---|---|---|---|"
+    "kernel loop scaling | profiled step scaling | GEMM share (1 thread) | GEMM scaling | rest scaling |" \
+    "step scaling if GEMMs scaled 2× | if the rest scaled 2× |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   for v in $variants; do echo "| $v | ${scaling_row[$v]} |"; done
 fi
 if [ $refused = 1 ]; then
