@@ -173,7 +173,7 @@ profile_split() {
   done | median_of_rounds
 }
 # The scaling table's profile columns: the profiled step's scaling, its GEMMs' share (one thread) and scaling, the
-# rest's share and scaling, and the step's scaling if either part scaled by 2 with the other as measured.
+# scaling of the rest, and the step's scaling if either part scaled by 2 with the other as measured.
 profile_cells() {
   echo "$(profile_split 'print n1 / n2') | $(profile_split 'print g1 / n1') | $(profile_split 'print g1 / g2') |" \
     "$(profile_split 'print (n1 - g1) / (n2 - g2)') | $(profile_split 'print n1 / (g1 / 2 + n2 - g2)') |" \
