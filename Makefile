@@ -8,7 +8,7 @@ CXX      ?= g++
 # library boundary, so the note says nothing about LAVA; a #pragma cannot silence it, as GCC reports it at the caller.
 WARNINGS := -Wall -Wextra -Wno-psabi
 CXXFLAGS ?= -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -fopenmp $(WARNINGS) -MMD -MP -Isrc
-LDLIBS   := -lboost_program_options -lfmt -lz -fopenmp
+LDLIBS   := -lboost_program_options -lfmt -lz -lsentencepiece -lsentencepiece_train -fopenmp
 BUILD    := build
 
 LIB_SRC  := $(filter-out src/cli/main.cpp,$(shell find src -name '*.cpp' | sort))
@@ -17,9 +17,10 @@ LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
 
 # Debian packages LAVA needs to build and run its demo and tests.
-# GNU parallel runs `lava sweep run`; slurm-wlm and munge the throwaway cluster of `make test-slurm`.
-DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev dataset-fashion-mnist parallel \
-            slurm-wlm munge
+# libsentencepiece-dev learns the subword units of `lava data bpe`; GNU parallel runs `lava sweep run`; slurm-wlm
+# and munge the throwaway cluster of `make test-slurm`.
+DEB_PKGS := g++ make libboost-program-options-dev libfmt-dev doctest-dev zlib1g-dev libsentencepiece-dev \
+            dataset-fashion-mnist parallel slurm-wlm munge
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NPROC    := $(shell nproc 2>/dev/null || echo 2)
 JOBS     := -j$(NPROC)

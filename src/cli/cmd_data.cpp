@@ -1,4 +1,4 @@
-// lava data gettext|synth|scenes: build the data sets LAVA trains on, offline, from Debian packages or a seed.
+// lava data gettext|synth|scenes|bpe: build the data sets LAVA trains on, offline, from Debian packages or a seed.
 #include <cstdio>
 #include <cstring>
 
@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "data/gettext_corpus.hpp"
 #include "data/scenes.hpp"
+#include "data/subword_corpus.hpp"
 #include "data/vqa_questions.hpp"
 #include "data/synth_task.hpp"
 
@@ -106,21 +107,50 @@ int data_scenes(int argc, char** argv) {
   return 0;
 }
 
+int data_bpe(int argc, char** argv) {
+  CommandLine cl("data bpe", "lava data bpe --data IN --out OUT [--types 14000]",
+                 "Learns joint byte-pair subword units on both sides of IN's training split (Debian's sentencepiece,\n"
+                 "BPE model type) and writes IN's {train,valid,test}.{SRC,TGT} to OUT with every word split into pieces\n"
+                 "marked \"@@ \" (\"haus@@ boot@@ s\"), beside OUT/subword.model. Train on OUT as on any corpus: the model\n"
+                 "keeps the subword model, and BLEU and translations join the pieces back into words.");
+  cl.options().add_options()                                                                //
+      ("data", po::value<std::string>(), "tokenised corpus directory (e.g. from lava data gettext)")  //
+      ("out", po::value<std::string>(), "output directory")                                 //
+      ("src", po::value<std::string>()->default_value("de"), "source language suffix")      //
+      ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")      //
+      ("types", po::value<std::string>()->default_value("14000"), "joint subword types");
+  if (!cl.parse(argc, argv)) return 0;
+  SubwordCorpusOptions o;
+  o.in_dir = cl.get_string("data");
+  o.out_dir = cl.get_string("out");
+  o.src_lang = cl.get_string("src");
+  o.tgt_lang = cl.get_string("tgt");
+  o.types = int(cl.get_int("types", 8, 1000000));
+  o.quiet = cl.common().quiet;
+  const SubwordCorpusSummary s = build_subword_corpus(o);
+  std::printf("%s: %d subword types; training split %lld words -> %lld pieces (%.3f a word)\n", o.out_dir.c_str(),
+              s.types, (long long)s.train_words, (long long)s.train_pieces,
+              s.train_words ? double(s.train_pieces) / double(s.train_words) : 0.0);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_data(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::printf("usage: lava data gettext|synth|scenes [options]\n\n"
+    std::printf("usage: lava data gettext|synth|scenes|bpe [options]\n\n"
                 "  gettext  German-English corpus from Debian's translation catalogs\n"
                 "  synth    synthetic translation task with gold alignments\n"
-                "  scenes   VQA-style questions about 3x3 scenes of Fashion-MNIST items\n");
+                "  scenes   VQA-style questions about 3x3 scenes of Fashion-MNIST items\n"
+                "  bpe      a corpus in joint BPE subword units (sentencepiece), from a tokenised one\n");
     return argc < 2 ? 2 : 0;
   }
   const std::string what = argv[1];
   if (what == "gettext") return data_gettext(argc - 1, argv + 1);
   if (what == "synth") return data_synth(argc - 1, argv + 1);
   if (what == "scenes") return data_scenes(argc - 1, argv + 1);
-  throw UsageError("lava data: unknown data set '" + what + "' (gettext|synth|scenes)");
+  if (what == "bpe") return data_bpe(argc - 1, argv + 1);
+  throw UsageError("lava data: unknown data set '" + what + "' (gettext|synth|scenes|bpe)");
 }
 
 }  // namespace lava
