@@ -11,6 +11,15 @@ CXXFLAGS ?= -std=c++20 -O3 -march=native -fno-math-errno -ffp-contract=off -fope
 LDLIBS   := -lboost_program_options -lfmt -lz -lsentencepiece -lsentencepiece_train -fopenmp
 BUILD    := build
 
+# make PROFILE=1 builds the profiling build in build/prof: the per-op profile of `lava bench train --profile`, the
+# GEMM work counters and the wrapper that times every OpenMP region (core/op_profile.hpp). The product build has
+# none of them; make bench and make sanitize build with them.
+PROFILE  ?= 0
+ifeq ($(PROFILE),1)
+BUILD    := build/prof
+CXXFLAGS += -DLAVA_PROFILE=1
+endif
+
 LIB_SRC  := $(filter-out src/cli/main.cpp,$(shell find src -name '*.cpp' | sort))
 TEST_SRC := $(shell find tests -name '*.cpp' -not -path 'tests/fuzz/*' | sort)
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/obj/%.o)
@@ -121,9 +130,9 @@ data: deps
 BENCH_CHUNK_SHAPES := 240x10000x256,240x256x10000,257x10000x240
 BENCH_ARGS ?=
 bench: deps torch-deps
-	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
-	tools/bench-train.sh $(BENCH_ARGS)
-	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 $(BUILD)/lava bench gemm \
+	@$(MAKE) --no-print-directory $(JOBS) PROFILE=1 build/prof/lava
+	tools/bench-train.sh --lava build/prof/lava $(BENCH_ARGS)
+	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 build/prof/lava bench gemm \
 	  --shapes $(BENCH_CHUNK_SHAPES)
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (README "Cross-check"): for
@@ -160,7 +169,7 @@ crosscheck:
 # tables only: enough for file:line in sanitizer reports) keep CI short: -Og compiles as fast as -O0 here (589 against
 # 613 CPU seconds for the tree) and its tests run faster, so the stage took 407 s instead of 489 s (clean clone).
 SAN_FLAGS := -std=c++20 -Og -g1 -march=native -fno-math-errno -ffp-contract=off -fopenmp $(WARNINGS) -MMD -MP -Isrc \
-             -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+             -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLAVA_PROFILE=1
 sanitize: deps
 	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
 	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests

@@ -1,6 +1,7 @@
 // The op profile (core/op_profile.hpp, lava bench train --profile): it changes no bits, files each op's forward and
 // backward time under the op, counts the op's GEMM work exactly, sees every OpenMP region through the
-// GOMP_parallel wrapper, and its rows add up to the wall time they cut.
+// GOMP_parallel wrapper, and its rows add up to the wall time they cut. The profile exists in the profiling build
+// only (make PROFILE=1; make sanitize builds one), so these run there and are reported skipped elsewhere.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -16,8 +17,11 @@
 #include "core/op_profile.hpp"
 #include "core/rng.hpp"
 #include "gemm/gemm.hpp"
+#include "skip_unless.hpp"
 
 using namespace lava;
+
+#if LAVA_PROFILE
 
 namespace {
 // loss = Σ tanh(x W) over x (64, 96), W (96, 80), with 2^16 more tanh elements (c) so that one op splits over threads.
@@ -231,3 +235,9 @@ TEST_CASE("op profile: lava bench train --profile prints one row per op kind and
   CHECK(saw_output_layer);
   CHECK(saw_adam);
 }
+
+#else
+
+TEST_CASE("op profile: the profile's own tests (profiling build only)" * skip_unless_profiling_build()) {}
+
+#endif

@@ -14,6 +14,7 @@
 #include "core/rng.hpp"
 #include "gemm/gemm.hpp"
 #include "normal_draws.hpp"
+#include "skip_unless.hpp"
 
 using namespace lava;
 
@@ -119,7 +120,9 @@ TEST_CASE("matmul_blocks: the y, dx and dW bits of one matmul per block, with 1 
   }
 }
 
-TEST_CASE("matmul(x, w) splits its GEMMs over the threads; matmul_blocks runs each block whole on its own thread") {
+TEST_CASE("matmul(x, w) splits its GEMMs over the threads; matmul_blocks runs each block whole on its own thread" *
+          skip_unless_profiling_build()) {
+#if LAVA_PROFILE
   // A single product must keep its threads: an OpenMP region whose `if` is false around its GEMM calls made every
   // one of them run on the calling thread alone (a decoder's step products lost their second thread that way).
   // gemm_threaded_flop_count() says which calls were split.
@@ -145,4 +148,5 @@ TEST_CASE("matmul(x, w) splits its GEMMs over the threads; matmul_blocks runs ea
     CHECK(split == (G == 1 ? 3 : 2) * product);
   }
   omp_set_num_threads(before);
+#endif
 }

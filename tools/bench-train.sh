@@ -49,7 +49,7 @@ export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when anothe
 # PyTorch keeps the plain passive policy: with the same spin its two-thread step was slower (see README).
 lava_spin=${LAVA_SPINCOUNT:-20000}
 here=$(cd "$(dirname "$0")/.." && pwd)
-lava=$here/build/lava
+lava=$here/build/prof/lava  # the profiling build (make PROFILE=1): the rounds read its --profile tables
 variants="soft marginal var-enum"
 threads="1 2"
 steps=8
@@ -67,7 +67,7 @@ while [ $# -gt 0 ]; do
     *) echo "bench-train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[ -x "$lava" ] || { echo "bench-train.sh: $lava not found (run make first)" >&2; exit 1; }
+[ -x "$lava" ] || { echo "bench-train.sh: $lava not found (run make PROFILE=1 build/prof/lava first)" >&2; exit 1; }
 # The peer: tools/bench-torch.py, or the command in BENCH_TORCH (tests put a fixed-output stand-in there).
 have_torch=0
 peer=(/usr/bin/python3 "$here/tools/bench-torch.py")

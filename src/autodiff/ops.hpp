@@ -117,13 +117,15 @@ enum class EnumeratedObjective { marginal, expected };
 template <class T>
 Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
                                    EnumeratedObjective kind, T* per_query = nullptr);
+#if LAVA_PROFILE
 // Wall time and GEMM work (2·M·N·K) spent in linear_log_softmax_pick and enumerated_output_objective, forward and
 // backward, since the process started: `lava bench train` reports the output layer's own GFLOP/s from the change
-// over its timed steps.
+// over its timed steps. Profiling builds only (core/op_profile.hpp).
 struct OpWork {
   double seconds = 0, flops = 0;
 };
 OpWork output_layer_work();
+#endif
 // y[b, t, s, :] = a[b, t, :] + u[b, s, :] for a (B, T, H), u (B, S, H): every (query, source position) pair.
 template <class T> Var<T> pair_add(Var<T> a, Var<T> u);
 

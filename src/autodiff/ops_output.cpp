@@ -21,6 +21,7 @@ void set_logits_cache_mb(int64_t mb) { set_logits_cache_bytes(mb << 20); }
 void set_logits_cache_bytes(int64_t bytes) { g_logits_cache_bytes.store(bytes, std::memory_order_relaxed); }
 
 namespace {
+#if LAVA_PROFILE
 std::atomic<uint64_t> g_output_ns{0}, g_output_flops{0};
 
 // Adds the wall time and the GEMM work of its scope to the output-layer totals. The op's GEMMs are called from
@@ -35,6 +36,11 @@ struct OutputLayerMeter {
     g_output_flops.fetch_add(gemm_flop_count() - flops0, std::memory_order_relaxed);
   }
 };
+#else
+struct OutputLayerMeter {  // the product build measures nothing
+  constexpr OutputLayerMeter() {}
+};
+#endif
 
 // W packed for logits = x W, and Wᵀ's PackedB for dx = dlogits Wᵀ with its scratch reserved (the kernel that forms
 // dx packs it; null scratch when dx is not wanted).
@@ -48,10 +54,12 @@ std::pair<PackedB<T>, PackedB<T>> pack_output_weight(Tape<T>& tape, Var<T> W, bo
 }
 }  // namespace
 
+#if LAVA_PROFILE
 OpWork output_layer_work() {
   return {1e-9 * double(g_output_ns.load(std::memory_order_relaxed)),
           double(g_output_flops.load(std::memory_order_relaxed))};
 }
+#endif
 
 template <class T>
 Var<T> linear_log_softmax_pick(Var<T> x, Var<T> W, Var<T> b, const int32_t* y, OutputLogits mode) {

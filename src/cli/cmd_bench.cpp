@@ -225,8 +225,10 @@ int bench_train(int argc, char** argv) {
                  "built on it runs faster, so of_kernel_loop (gflops over it) is the share of that ceiling the whole\n"
                  "step reaches. On several threads the FMA peak and kernel_loop_gflops are the sum of the threads'\n"
                  "own rates (each runs to a common deadline: the ceiling of work shared from a counter).\n"
-                 "tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n\n"
-                 "--profile then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
+                 "tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n"
+                 "The GEMM work (every column from gflop_per_step to output_step_share) is counted only by the\n"
+                 "profiling build (make PROFILE=1: build/prof/lava); the product build prints n/a there.\n\n"
+                 "--profile (profiling build only) then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
                  "backward_ms, update_ms (Adam with clipping), their sum ms and its share of the step; calls (forward\n"
@@ -259,6 +261,8 @@ int bench_train(int argc, char** argv) {
   if (!cl.parse(argc, argv)) return 0;
   TrainBenchOptions o;
   o.profile = cl.vm()["profile"].as<bool>();
+  if (o.profile && !op_profile::kBuilt)
+    cl.fail("--profile needs the profiling build: make PROFILE=1, then build/prof/lava bench train --profile");
   try {
     o.attn = parse_attn_variant(cl.get_string("attn"));
   } catch (const UsageError& e) {
@@ -288,10 +292,12 @@ int bench_train(int argc, char** argv) {
   t.add_column("output_gflop_per_step", ".2f").add_column("output_gflops", ".1f");
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
   t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
-  t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, r.gflop_per_step,
-             r.gflops, peak, r.gflops / peak, kernel_loop, r.gflops / kernel_loop, r.gemm_threaded_share,
-             r.output_gflop_per_step, r.output_gflops, r.output_gflops / peak, r.output_step_share, r.peak_rss_mb,
-             r.objective_per_token});
+  // GEMM work is counted by a profiling build only: the product build's cells say n/a rather than 0.
+  const auto work = [&](double x) { return r.gemm_work_counted ? Cell(x) : Cell("n/a"); };
+  t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, work(r.gflop_per_step),
+             work(r.gflops), peak, work(r.gflops / peak), kernel_loop, work(r.gflops / kernel_loop),
+             work(r.gemm_threaded_share), work(r.output_gflop_per_step), work(r.output_gflops),
+             work(r.output_gflops / peak), work(r.output_step_share), r.peak_rss_mb, r.objective_per_token});
   t.print(stdout, cl.common().format);
   if (o.profile) print_profile(r, threads, cl.common().format);
   return 0;

@@ -22,6 +22,8 @@
 
 #include "core/op_profile.hpp"
 
+#if LAVA_PROFILE  // the product build calls libgomp directly
+
 namespace {
 using GompParallelFn = void (*)(void (*)(void*), void*, unsigned, unsigned);
 
@@ -76,3 +78,5 @@ extern "C" void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_thread
   for (int i = 0; i < team; ++i) longest = std::max(longest, r.body_seconds[i]), sum += r.body_seconds[i];
   lava::op_profile::add_omp_region(wall - longest, team > 0 ? longest - sum / team : 0, num_threads != 1, wall);
 }
+
+#endif  // LAVA_PROFILE

@@ -1,5 +1,7 @@
 #include "core/op_profile.hpp"
 
+#if LAVA_PROFILE  // the product build has no profiler (core/op_profile.hpp)
+
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -131,3 +133,5 @@ std::vector<KindTotals> totals() {
 }
 
 }  // namespace lava::op_profile
+
+#endif  // LAVA_PROFILE

@@ -1,5 +1,7 @@
 #pragma once
-// The per-op profile of `lava bench train --profile`: where the wall time of a training step goes.
+// The per-op profile of `lava bench train --profile`: where the wall time of a training step goes. It exists only in
+// a profiling build (make PROFILE=1, which defines LAVA_PROFILE=1; make bench and make sanitize build one): in the
+// product build every hook below compiles to nothing, and no GEMM counter or OpenMP wrapper is linked in.
 //
 // Every autodiff op opens a scope (LAVA_PROFILE_OP("name")) and every backward record runs under its op's kind, so
 // the main thread's wall time is cut into exclusive pieces: the time between two clock readings is charged to the
@@ -7,18 +9,47 @@
 // Within a piece, GEMM calls (gemm.cpp) and OpenMP regions (omp_region_profile.cpp) add their own time to the same
 // kind and phase, so each row also says how much of it was GEMM and how much the OpenMP runtime added.
 //
-// Off (the default) every hook is one relaxed load and a branch: no clock is read, nothing is stored, and the
-// arithmetic is untouched, so results are the same bits with or without profiling. On, it assumes one thread runs
-// the tape (the thread that called start()); GEMMs on other threads, inside a region, are part of that region.
+// In a profiling build with the profile off, every hook is one relaxed load and a branch: no clock is read, nothing
+// is stored, and the arithmetic is untouched, so results are the same bits in either build, profiled or not. On, it
+// assumes one thread runs the tape (the thread that called start()); GEMMs on other threads, inside a region, are
+// part of that region.
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#ifndef LAVA_PROFILE
+#define LAVA_PROFILE 0
+#endif
+
 namespace lava::op_profile {
+
+// Whether this binary has the profiler (`lava bench train --profile` says so when it has not).
+inline constexpr bool kBuilt = LAVA_PROFILE;
 
 enum class Phase : uint8_t { forward, backward, update };
 constexpr int kPhases = 3;
+
+struct PhaseTotals {
+  double seconds = 0;  // exclusive wall time
+  int64_t calls = 0;   // scopes entered
+  double gemm_seconds = 0, gemm_flops = 0;
+  int64_t omp_regions = 0;
+  double omp_overhead = 0, omp_imbalance = 0;
+  int64_t omp_split_regions = 0;  // of omp_regions, those opened to split (add_omp_region)
+  double omp_split_seconds = 0;   // their wall time, and that of gemm calls that split (add_gemm)
+};
+struct KindTotals {
+  int id = 0;
+  std::string name;
+  PhaseTotals phase[kPhases];
+};
+
+// Kinds with their own meaning in the table (registered first: ids 0 and 1).
+constexpr int kKindOutside = 0;  // the main thread between ops: model code, index arrays, the loss
+constexpr int kKindTape = 1;     // nodes (values and zeroed gradients), records, reset, the backward dispatch loop
+
+#if LAVA_PROFILE
 
 namespace detail {
 extern std::atomic<bool> g_enabled;  // written only by start()/stop(), between steps
@@ -66,10 +97,6 @@ bool in_gemm();
 // counts as work that more threads could share, whatever the team's size in this run (Amdahl's p, below).
 void add_omp_region(double overhead, double imbalance, bool splits, double wall);
 
-// Kinds with their own meaning in the table (registered first: ids 0 and 1).
-constexpr int kKindOutside = 0;  // the main thread between ops: model code, index arrays, the loss
-constexpr int kKindTape = 1;     // nodes (values and zeroed gradients), records, reset, the backward dispatch loop
-
 // The tape's own bookkeeping, charged to kKindTape in the enclosing phase.
 class TapeScope {
  public:
@@ -103,29 +130,39 @@ class GemmTimer {
   double flops_;
 };
 
-struct PhaseTotals {
-  double seconds = 0;  // exclusive wall time
-  int64_t calls = 0;   // scopes entered
-  double gemm_seconds = 0, gemm_flops = 0;
-  int64_t omp_regions = 0;
-  double omp_overhead = 0, omp_imbalance = 0;
-  int64_t omp_split_regions = 0;  // of omp_regions, those opened to split (add_omp_region)
-  double omp_split_seconds = 0;   // their wall time, and that of gemm calls that split (add_gemm)
-};
-struct KindTotals {
-  int id = 0;
-  std::string name;
-  PhaseTotals phase[kPhases];
-};
-
 // Zeroes the totals and starts charging the calling thread's time (to kind_outside() in the forward phase).
 void start();
 void stop();  // charges the last piece and stops; totals() stays readable
 std::vector<KindTotals> totals();  // every kind that was charged, in order of first registration
 
+#else  // the product build: the same names, doing nothing, so that no call site needs an #if
+
+constexpr bool active() { return false; }
+inline int kind_id(const char*) { return 0; }
+inline int current_kind() { return 0; }
+class Scope {
+ public:
+  explicit constexpr Scope(int) {}
+  constexpr Scope(int, Phase) {}
+};
+class TapeScope {
+ public:
+  constexpr TapeScope() {}
+};
+class GemmTimer {
+ public:
+  constexpr GemmTimer(double, bool) {}
+};
+
+#endif
+
 }  // namespace lava::op_profile
 
+#if LAVA_PROFILE
 // The profile scope of an autodiff op, named as the table shows it.
 #define LAVA_PROFILE_OP(name)                                                     \
   static const int lava_profile_kind_ = ::lava::op_profile::kind_id(name);        \
   const ::lava::op_profile::Scope lava_profile_scope_(lava_profile_kind_)
+#else
+#define LAVA_PROFILE_OP(name) static_cast<void>(0)
+#endif

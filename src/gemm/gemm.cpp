@@ -109,20 +109,26 @@ void packed_dispatch_pair(const gemm_detail::GemmView<T>& v1, const gemm_detail:
     gemm_detail::dgemm_generic_pair(v1, v2, parallel);
   }
 }
+#if LAVA_PROFILE
 std::atomic<unsigned long long> g_gemm_flops{0}, g_gemm_threaded_flops{0};
+#endif
 
-// Counts a call's 2MNK and returns whether it splits over threads (worth_it: worth_splitting(M, N, K)).
-bool count_call(int M, int N, int K, bool worth_it) {
+// Whether a call splits over threads (worth_it: worth_splitting(M, N, K)); a profiling build also counts its 2MNK.
+bool count_call([[maybe_unused]] int M, [[maybe_unused]] int N, [[maybe_unused]] int K, bool worth_it) {
+  const bool threaded = use_threads(worth_it);
+#if LAVA_PROFILE
   const unsigned long long flops = 2ull * unsigned(M) * unsigned(N) * unsigned(K);
   g_gemm_flops.fetch_add(flops, std::memory_order_relaxed);
-  const bool threaded = use_threads(worth_it);
   if (threaded) g_gemm_threaded_flops.fetch_add(flops, std::memory_order_relaxed);
+#endif
   return threaded;
 }
 }  // namespace
 
+#if LAVA_PROFILE
 unsigned long long gemm_flop_count() { return g_gemm_flops.load(std::memory_order_relaxed); }
 unsigned long long gemm_threaded_flop_count() { return g_gemm_threaded_flops.load(std::memory_order_relaxed); }
+#endif
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,

@@ -8,6 +8,8 @@
 // beta == 0 means C is write-only (NaNs already in C are ignored), as in BLAS.
 // Deterministic: every C element is reduced over k in an order that does not depend on the thread count.
 // Parallel with OpenMP inside; safe to call from inside a parallel region (then it runs on the calling thread).
+#include "core/op_profile.hpp"  // LAVA_PROFILE
+
 namespace lava {
 
 template <class T>
@@ -60,12 +62,15 @@ void gemm(const GemmArgs<T>& a);
 template <class T>
 void gemm_pair(const GemmArgs<T>& first, const GemmArgs<T>& second);
 
+#if LAVA_PROFILE
 // 2·M·N·K summed over every gemm<float|double> call of the process (a relaxed atomic counter, for benchmarks that
-// report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work).
+// report the GFLOP/s of a whole training step: the GEMMs are almost all of its floating-point work). Profiling
+// builds only (core/op_profile.hpp).
 unsigned long long gemm_flop_count();
 // The part of it whose calls were split over threads: the rest ran on the calling thread alone (too small to
 // split, or inside a parallel region, where each call runs whole on its thread).
 unsigned long long gemm_threaded_flop_count();
+#endif
 
 // The plain triple loop, used as the reference in tests and benchmarks.
 template <class T>

@@ -62,7 +62,9 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   Tape<float> tape;
   std::vector<double> seconds;
   double flops = 0, threaded_flops = 0, objective = 0;
+#if LAVA_PROFILE
   OpWork output_before;
+#endif
   // One training step, as lava train runs it; returns its objective per target token.
   auto train_step = [&](int step) {
     tape.reset();
@@ -76,30 +78,38 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
     return terms.value_sum / double(batch.target_tokens());
   };
   for (int step = 0; step < o.warmup + o.steps; ++step) {
+#if LAVA_PROFILE
     const unsigned long long flops_before = gemm_flop_count(), threaded_before = gemm_threaded_flop_count();
     if (step == o.warmup) output_before = output_layer_work();
+#endif
     const auto t0 = std::chrono::steady_clock::now();
     objective = train_step(step);
     const auto t1 = std::chrono::steady_clock::now();
     if (step >= o.warmup) {
       seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+#if LAVA_PROFILE
       flops = double(gemm_flop_count() - flops_before);
       threaded_flops = double(gemm_threaded_flop_count() - threaded_before);
+#endif
     }
   }
   TrainBenchResult r;
   r.step_seconds = median(seconds);
   r.tokens_per_s = double(batch.target_tokens()) / r.step_seconds;
+  r.gemm_work_counted = op_profile::kBuilt;
   r.gflop_per_step = flops * 1e-9;
   r.gflops = r.gflop_per_step / r.step_seconds;
   r.gemm_threaded_share = flops > 0 ? threaded_flops / flops : 0;
+#if LAVA_PROFILE
   const OpWork output_after = output_layer_work();
   const double output_seconds = output_after.seconds - output_before.seconds;
   r.output_gflop_per_step = 1e-9 * (output_after.flops - output_before.flops) / double(o.steps);
   r.output_step_share = output_seconds / (double(o.steps) * r.step_seconds);
   r.output_gflops = output_seconds > 0 ? 1e-9 * (output_after.flops - output_before.flops) / output_seconds : 0;
+#endif
   r.peak_rss_mb = peak_rss_mb();
   r.objective_per_token = objective;
+#if LAVA_PROFILE
   if (o.profile) {  // after everything above, so that the profile's clock readings cannot touch those figures
     std::vector<double> profiled;
     op_profile::start();
@@ -113,6 +123,9 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
     r.profile_steps = o.steps;
     r.profile_step_seconds = median(profiled);
   }
+#else
+  LAVA_CHECK(!o.profile, "the op profile needs a profiling build");
+#endif
   return r;
 }
 

@@ -25,6 +25,8 @@ struct TrainBenchOptions {
 struct TrainBenchResult {
   double step_seconds = 0;         // median over the timed steps
   double tokens_per_s = 0;         // B · tgt_len / step_seconds
+  // The GEMM work below is counted only by a profiling build (make PROFILE=1); the product build leaves it 0.
+  bool gemm_work_counted = false;
   double gflop_per_step = 0;       // GEMM work of one step (2·M·N·K summed; nearly all of a step's arithmetic)
   double gflops = 0;               // gflop_per_step / step_seconds
   double gemm_threaded_share = 0;  // of gflop_per_step, the part in GEMM calls split over threads
