@@ -1,5 +1,7 @@
 // doctest runner. After doctest's own summary it prints the plain closing line CI reads:
-//   tests: N passed, M failed
+//   tests: N passed, M failed, K skipped
+// K counts the test cases marked skipped (doctest::skip(true)): those that need what this machine or this build
+// lacks, e.g. GNU parallel, Fashion-MNIST, or the profiling build (tests/skip_unless.hpp).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -9,6 +11,7 @@ namespace {
 
 doctest::TestRunStats g_stats{};
 bool g_have_stats = false;
+unsigned g_skipped = 0;
 
 struct ClosingLine : doctest::IReporter {
   explicit ClosingLine(const doctest::ContextOptions&) {}
@@ -26,7 +29,8 @@ struct ClosingLine : doctest::IReporter {
   void subcase_end() override {}
   void log_assert(const doctest::AssertData&) override {}
   void log_message(const doctest::MessageData&) override {}
-  void test_case_skipped(const doctest::TestCaseData&) override {}
+  // Called for test cases left out by a filter too; only those marked skipped count.
+  void test_case_skipped(const doctest::TestCaseData& tc) override { g_skipped += tc.m_skip; }
 };
 
 }  // namespace
@@ -39,7 +43,7 @@ int main(int argc, char** argv) {
   int rc = ctx.run();
   if (g_have_stats && !ctx.shouldExit()) {
     unsigned ran = g_stats.numTestCasesPassingFilters, failed = g_stats.numTestCasesFailed;
-    std::printf("tests: %u passed, %u failed\n", ran - failed, failed);
+    std::printf("tests: %u passed, %u failed, %u skipped\n", ran - failed, failed, g_skipped);
   }
   return rc;
 }

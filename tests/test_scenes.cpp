@@ -20,6 +20,7 @@
 #include "check_input_error.hpp"
 #include "cli_runner.hpp"
 #include "fake_mnist.hpp"
+#include "skip_unless.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
@@ -361,12 +362,9 @@ TEST_CASE("scenes: build_scenes writes a directory SceneSet reads back, determin
   CHECK_THROWS_AS(build_scenes(o), UsageError);
 }
 
-TEST_CASE("scenes: the installed Fashion-MNIST files read as documented") {
+TEST_CASE("scenes: the installed Fashion-MNIST files read as documented" *
+          skip_unless_exists("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz")) {
   const std::string dir = "/usr/share/datasets/fashion-mnist";
-  if (!std::filesystem::exists(dir + "/t10k-images-idx3-ubyte.gz")) {
-    MESSAGE("skipped: " << dir << " not installed (apt-get install dataset-fashion-mnist)");
-    return;
-  }
   IdxImages im = read_idx_images(dir + "/t10k-images-idx3-ubyte.gz");
   std::vector<uint8_t> labels = read_idx_labels(dir + "/t10k-labels-idx1-ubyte.gz");
   CHECK(im.count == 10000);
