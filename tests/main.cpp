@@ -13,6 +13,16 @@ doctest::TestRunStats g_stats{};
 bool g_have_stats = false;
 unsigned g_skipped = 0;
 
+// Whether a test case passes the command line's filters (-tc, -sf, -ts and their exclusions), as doctest decides
+// it: its own matchesAny, which is in this file since DOCTEST_CONFIG_IMPLEMENT brings in the implementation.
+bool passes_filters(const doctest::TestCaseData& tc) {
+  const auto& f = doctest::detail::g_cs->filters;
+  const bool cs = doctest::detail::g_cs->case_sensitive;
+  return doctest::matchesAny(tc.m_file.c_str(), f[0], true, cs) && !doctest::matchesAny(tc.m_file.c_str(), f[1], false, cs) &&
+         doctest::matchesAny(tc.m_test_suite, f[2], true, cs) && !doctest::matchesAny(tc.m_test_suite, f[3], false, cs) &&
+         doctest::matchesAny(tc.m_name, f[4], true, cs) && !doctest::matchesAny(tc.m_name, f[5], false, cs);
+}
+
 struct ClosingLine : doctest::IReporter {
   explicit ClosingLine(const doctest::ContextOptions&) {}
   void test_run_end(const doctest::TestRunStats& s) override {
@@ -29,8 +39,10 @@ struct ClosingLine : doctest::IReporter {
   void subcase_end() override {}
   void log_assert(const doctest::AssertData&) override {}
   void log_message(const doctest::MessageData&) override {}
-  // Called for test cases left out by a filter too; only those marked skipped count.
-  void test_case_skipped(const doctest::TestCaseData& tc) override { g_skipped += tc.m_skip; }
+  // Called for test cases a filter leaves out too; only those marked skipped that the filters let through count.
+  void test_case_skipped(const doctest::TestCaseData& tc) override {
+    g_skipped += tc.m_skip && passes_filters(tc);
+  }
 };
 
 }  // namespace
