@@ -52,7 +52,9 @@ deps:
 
 # The PyTorch peer of make bench. Debian's torch calls whatever libblas.so.3 is installed: without
 # libopenblas0-pthread that is the reference BLAS, about 40 times slower, and every ratio against it is meaningless.
-TORCH_PKGS := python3-torch libopenblas0-pthread
+# libjemalloc2 is the peer's allocator in make bench: it keeps freed memory mapped, so the peer does not fault its
+# large tensors in again every step (tools/bench-train.sh).
+TORCH_PKGS := python3-torch libopenblas0-pthread libjemalloc2
 torch-deps:
 	$(call install_missing,$(TORCH_PKGS))
 

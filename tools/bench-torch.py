@@ -18,6 +18,13 @@ torch.set_num_threads does not reach that library: OpenBLAS starts one thread pe
 asked for one thread ran its products on two (a 1024^3 product at 110 GFLOP/s against 76 on one thread, on two
 cores of an AMD EPYC). The script therefore sets OpenBLAS's own count to --threads (openblas_set_num_threads) and
 reports what OpenBLAS says it uses; tools/bench-train.sh refuses a ratio against a peer on another thread count.
+The peer should be the strongest reasonable one. make bench (tools/bench-train.sh) runs it with OpenBLAS on its own
+choice of kernel for this CPU (the environment's OPENBLAS_CORETYPE, which forces an older kernel on some machines,
+unset) and with jemalloc keeping freed memory mapped (glibc's malloc unmaps every block above 32 MiB on free, so
+each step faulted its large tensors in again page by page). Before anything is timed the script checks OpenBLAS's
+float32 products against float64 sums (check_products): a kernel that fails is not trusted, and the script runs
+again on the Haswell kernel, saying so in `blas_check`. `blas_core` names the kernel that ran, `allocator` the
+malloc.
 Optional tool: needs Debian's python3-torch; exits 0 with a message on stderr when torch is missing.
 """
 import argparse
@@ -129,6 +136,42 @@ def pin_blas_threads(blas, path, threads):
     return lib.openblas_get_num_threads()
 
 
+def openblas_core(blas, path):
+    """The kernel OpenBLAS chose (openblas_get_corename), or "" for another BLAS."""
+    if not blas.startswith("OpenBLAS"):
+        return ""
+    lib = ctypes.CDLL(path)
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    return lib.openblas_get_corename().decode()
+
+
+def check_products():
+    """The largest error of torch's float32 products over their rounding bound, on shapes that reach every edge case
+    of a GEMM kernel (odd sizes, each transpose). The reference is the float64 sum of the same float32 inputs, by
+    numpy's einsum, which runs its own loops and no BLAS; the bound is 2 K u sum_k |a_ik| |b_kj| with u = 2^-24, twice
+    the classical forward error bound of a K-term dot product in float32. A correct kernel stays well below 1."""
+    import numpy as np
+    gen = torch.Generator().manual_seed(7)
+    worst = 0.0
+    for m, n, k in [(1, 1, 1), (7, 13, 5), (33, 65, 31), (97, 130, 257), (256, 256, 256), (300, 500, 1000)]:
+        for ta in (False, True):
+            for tb in (False, True):
+                a = torch.rand(k, m, generator=gen) - 0.5 if ta else torch.rand(m, k, generator=gen) - 0.5
+                b = torch.rand(n, k, generator=gen) - 0.5 if tb else torch.rand(k, n, generator=gen) - 0.5
+                a_op, b_op = (a.t() if ta else a), (b.t() if tb else b)
+                c = torch.mm(a_op, b_op).double().numpy()
+                a64, b64 = a_op.double().numpy(), b_op.double().numpy()
+                ref = np.einsum("ik,kj->ij", a64, b64)
+                bound = 2 * k * 2.0 ** -24 * np.einsum("ik,kj->ij", np.abs(a64), np.abs(b64)) + 1e-30
+                worst = max(worst, float(np.max(np.abs(c - ref) / bound)))
+    return worst
+
+
+def allocator():
+    with open("/proc/self/maps") as maps:
+        return "jemalloc" if "libjemalloc" in maps.read() else "glibc malloc"
+
+
 def product_gflops(n=512, reps=5):
     a, b = torch.randn(n, n), torch.randn(n, n)
     torch.mm(a, b)
@@ -150,6 +193,20 @@ def main():
     torch.manual_seed(a.seed)
     blas, blas_path = loaded_blas()
     blas_threads = pin_blas_threads(blas, blas_path, a.threads)
+    core, check = openblas_core(blas, blas_path), check_products()
+    blas_check = "passed ({:.3f} of the bound)".format(check)
+    if check > 1:
+        if os.environ.get("OPENBLAS_CORETYPE"):
+            print("bench-torch.py: float32 products fail the float64 check ({:.3g} times the rounding bound) even on "
+                  "OpenBLAS's {} kernel; no peer to time".format(check, core), file=sys.stderr)
+            sys.exit(1)
+        # Not this kernel: the same process cannot switch, so run again on the kernel the environment forces here.
+        print("bench-torch.py: OpenBLAS's {} kernel fails the float64 check ({:.3g} times the rounding bound); running "
+              "on Haswell's".format(core, check), file=sys.stderr)
+        env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", LAVA_PEER_FELL_BACK=core)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if os.environ.get("LAVA_PEER_FELL_BACK"):
+        blas_check += "; {} failed it".format(os.environ["LAVA_PEER_FELL_BACK"])
     blas_gflops = product_gflops()
     model = Seq2Seq(a)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -174,6 +231,7 @@ def main():
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
                       "objective_per_token": objective.item() / tokens,
                       "blas": blas, "blas_path": blas_path, "blas_threads": blas_threads,
+                      "blas_core": core, "blas_check": blas_check, "allocator": allocator(),
                       "blas_gflops": blas_gflops}))
 
 

@@ -71,6 +71,14 @@ done
 # The peer: tools/bench-torch.py, or the command in BENCH_TORCH (tests put a fixed-output stand-in there).
 have_torch=0
 peer=(/usr/bin/python3 "$here/tools/bench-torch.py")
+# The peer at its strongest: OpenBLAS on its own kernel choice for this CPU (this environment's OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE unset for the peer alone; bench-torch.py checks that kernel's products against float64 first and
+# falls back to Haswell's if they fail), and jemalloc with its decay off, which keeps freed memory mapped, where
+# glibc's malloc unmaps every block over 32 MiB on free and the next step faults it in again page by page
+# (libjemalloc2, installed by make torch-deps; without it the peer runs on glibc malloc and its BLAS cell says so).
+peer_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
+jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+[ -e $jemalloc ] && peer_env+=(LD_PRELOAD=$jemalloc MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1)
 if [ -n "${BENCH_TORCH:-}" ]; then
   peer=("$BENCH_TORCH") have_torch=1
 else
@@ -96,7 +104,7 @@ median_of_rounds() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
-echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive"
+echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive, OpenBLAS on its own kernel choice (OPENBLAS_CORETYPE unset), $([ -e $jemalloc ] && echo "jemalloc with decay off" || echo "glibc malloc (libjemalloc2 not installed)")"
 echo
 # Issue 23's target speed ratio for a variant and thread count ("" where it sets none).
 target_of() { case $1/$2 in soft/1) echo 1.5 ;; soft/2|marginal/[12]|var-enum/[12]) echo 2 ;; *) echo "" ;; esac; }
@@ -147,11 +155,12 @@ lava_round() {
 peer_round() {
   local out k=$t/$r
   [ $have_torch = 1 ] || return 0
-  out=$("${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
+  out=$("${peer_env[@]}" "${peer[@]}" --attn "$v" --threads "$t" --steps "$steps") ||
     { echo "bench-train.sh: the peer failed: ${peer[*]} --attn $v --threads $t --steps $steps" >&2; exit 1; }
   got[pt/$k]=$(json_num tokens_per_s <<<"$out") got[pm/$k]=$(json_num peak_rss_mb <<<"$out")
   got[pb/$k]=$(json_num blas_gflops <<<"$out") got[blas/$k]=$(json_str blas <<<"$out")
   got[pbt/$k]=$(json_num blas_threads <<<"$out")
+  got[core/$k]=$(json_str blas_core <<<"$out" || true) got[alloc/$k]=$(json_str allocator <<<"$out" || true)
 }
 # FIGURE on $2 threads in each round, one per line (empty where a side did not report it).
 by_round() { local r; for ((r = 0; r < rounds; r++)); do echo "${got[$1/$2/$r]:-}"; done; }
@@ -179,8 +188,8 @@ profile_cells() {
     "$(profile_split 'print (n1 - g1) / (n2 - g2)') | $(profile_split 'print n1 / (g1 / 2 + n2 - g2)') |" \
     "$(profile_split 'print n1 / (g2 + (n1 - g1) / 2)')"
 }
-echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS, its threads (512³ GFLOP/s) | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| attn | threads | LAVA tok/s | PyTorch tok/s | speed ratio | ratio by round | target | target needs (of FMA peak) | (of kernel loop) | GEMMs would need (of kernel loop) | GEMMs run at (of kernel loop) | PyTorch BLAS, its threads (512³ GFLOP/s), allocator | LAVA GFLOP/s | of FMA peak | output layer GFLOP/s | of FMA peak | LAVA MB | PyTorch MB | memory ratio | load (1 min) | PyTorch of FMA peak |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 reversed_threads=$(tr ' ' '\n' <<<"$threads" | grep . | tac | paste -sd' ')
 declare -A scaling_row  # variant -> the scaling table's cells
 for v in $variants; do
@@ -209,7 +218,8 @@ for v in $variants; do
     if [ $have_torch = 1 ]; then
       T=$(printf '%s\n' "${pt[@]}" | median | xargs printf '%.0f'); TM=$(printf '%s\n' "${pm[@]}" | median | xargs printf '%.0f')
       PB=$(printf '%s\n' "${pb[@]}" | median)
-      peer_blas="$blas, $blas_threads thread$([ "$blas_threads" = 1 ] || echo s) ($(printf '%.1f' "$PB"))"
+      core=${got[core/$t/$((rounds - 1))]:-} alloc=${got[alloc/$t/$((rounds - 1))]:-}
+      peer_blas="$blas${core:+ ($core kernel)}, $blas_threads thread$([ "$blas_threads" = 1 ] || echo s) ($(printf '%.1f' "$PB"))${alloc:+, $alloc}"
       if [ "$blas" = "reference BLAS" ] || [ "$blas_threads" != "$t" ] ||
         awk -v g="$PB" -v m="$min_peer_gflops" 'BEGIN { exit !(g < m) }'; then
         speed_ratio=refused memory_ratio=refused round_ratios=refused refused=1
@@ -225,10 +235,17 @@ for v in $variants; do
       T=""; TM=""
     fi
     load=$(printf '%s\n' "${la[@]}" | range_of)
-    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s |\n" \
+    # The peer does the same arithmetic per token as LAVA, so its fraction of the FMA peak is LAVA's GFLOP per token
+    # at the peer's tokens/s over the round's peak (median over rounds).
+    peer_peak=n/a
+    [ -n "$T" ] && peer_peak=$(for ((r = 0; r < rounds; r++)); do
+      awk -v pt="${pt[r]:-}" -v lg="${lg[r]:-}" -v lt="${lt[r]:-}" -v lk="${lk[r]:-}" \
+        'BEGIN { if (pt > 0 && lt > 0 && lk > 0 && lg != "") printf "%.4f\n", pt * lg / lt / lk }'
+    done | median_of_rounds)
+    printf "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %.2f | %.0f | %s | %s | %s | %s |\n" \
       "$v" "$t" "$L" "${T:-n/a}" "$speed_ratio" "$round_ratios" "${target:-none}" "$needs" "$needs_loop" "$gemm_need" \
       "$(gemm_runs_at)" "$peer_blas" \
-      "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load"
+      "$G" "$P" "$OG" "$OP" "$LM" "${TM:-n/a}" "$memory_ratio" "$load" "$peer_peak"
   done
   torch_scaling=n/a
   [ -n "${torch_med[$v/1]:-}" ] && [ -n "${torch_med[$v/2]:-}" ] && torch_scaling=$(round_scaling pt)
