@@ -18,9 +18,10 @@ unsigned g_skipped = 0;
 bool passes_filters(const doctest::TestCaseData& tc) {
   const auto& f = doctest::detail::g_cs->filters;
   const bool cs = doctest::detail::g_cs->case_sensitive;
-  return doctest::matchesAny(tc.m_file.c_str(), f[0], true, cs) && !doctest::matchesAny(tc.m_file.c_str(), f[1], false, cs) &&
-         doctest::matchesAny(tc.m_test_suite, f[2], true, cs) && !doctest::matchesAny(tc.m_test_suite, f[3], false, cs) &&
-         doctest::matchesAny(tc.m_name, f[4], true, cs) && !doctest::matchesAny(tc.m_name, f[5], false, cs);
+  using doctest::matchesAny;
+  return matchesAny(tc.m_file.c_str(), f[0], true, cs) && !matchesAny(tc.m_file.c_str(), f[1], false, cs) &&
+         matchesAny(tc.m_test_suite, f[2], true, cs) && !matchesAny(tc.m_test_suite, f[3], false, cs) &&
+         matchesAny(tc.m_name, f[4], true, cs) && !matchesAny(tc.m_name, f[5], false, cs);
 }
 
 struct ClosingLine : doctest::IReporter {
