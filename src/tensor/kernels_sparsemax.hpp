@@ -57,17 +57,20 @@ inline double sparsemax_threshold(const std::vector<double>& u) {
 // with mean_k and msq_k the mean of u_j and of u_j² over j ≤ k. The true support size k* is the number of k with
 // τ_k ≤ u_k, and τ = τ_{k*}.
 inline double entmax15_threshold(const std::vector<double>& u) {
+  const auto tau_at = [&u](size_t k, double sum, double sum_sq) {
+    const double mean = sum / double(k), msq = sum_sq / double(k);
+    const double ss = double(k) * (msq - mean * mean), delta = (1 - ss) / double(k);
+    return mean - std::sqrt(std::max(delta, 0.0));
+  };
   double sum = 0, sum_sq = 0;
-  std::vector<double> tau_k(u.size());
   size_t support = 0;
   for (size_t k = 1; k <= u.size(); ++k) {
     sum += u[k - 1], sum_sq += u[k - 1] * u[k - 1];
-    const double mean = sum / double(k), msq = sum_sq / double(k);
-    const double ss = double(k) * (msq - mean * mean), delta = (1 - ss) / double(k);
-    tau_k[k - 1] = mean - std::sqrt(std::max(delta, 0.0));
-    if (tau_k[k - 1] <= u[k - 1]) ++support;
+    if (tau_at(k, sum, sum_sq) <= u[k - 1]) ++support;
   }
-  return support ? tau_k[support - 1] : 0.0;
+  sum = sum_sq = 0;  // τ_{k*}, from the same sums in the same order
+  for (size_t k = 1; k <= support; ++k) sum += u[k - 1], sum_sq += u[k - 1] * u[k - 1];
+  return support ? tau_at(support, sum, sum_sq) : 0.0;
 }
 
 // y = sparsemax(x) or entmax15(x) row by row; support[r] (if not null) = #{i : y[r, i] > 0}.
