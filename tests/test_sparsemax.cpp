@@ -195,7 +195,8 @@ TEST_CASE("sparse normalisers: masked positions (mask, −inf, the masked logit)
     for (int64_t r = 0; r < 3; ++r) {
       CHECK(got.p[size_t(r * 5 + 1)] == 0.0);
       CHECK(got.p[size_t(r * 5 + 3)] == 0.0);
-      for (int64_t j : {0, 2, 4}) CHECK(got.p[size_t(r * 5 + j)] == doctest::Approx(ref.p[size_t(j / 2)]).epsilon(1e-12));
+      for (int64_t j : {0, 2, 4})
+        CHECK(got.p[size_t(r * 5 + j)] == doctest::Approx(ref.p[size_t(j / 2)]).epsilon(1e-12));
       CHECK(got.support[size_t(r)] == ref.support[0]);
     }
     for (int i = 15; i < 20; ++i) CHECK(got.p[size_t(i)] == 0.0);

@@ -65,10 +65,8 @@ void add_support_objectives(std::vector<GradCase>& cs) {
                                });
   dense.lo = 0.1;  // every leaf in [0.1, 1.5]: the weights positive
   cs.push_back(dense);
-  for (auto [name, f] : {std::pair<const char*, Normaliser>{" sparsemax weights", [](V z, const uint8_t* m, int32_t* k) {
-                           return sparsemax(z, m, k);
-                         }},
-                         {" entmax15 weights", [](V z, const uint8_t* m, int32_t* k) { return entmax15(z, m, k); }}}) {
+  for (auto [name, f] : {std::pair{" sparsemax weights", Normaliser(&sparsemax<double>)},
+                         {" entmax15 weights", Normaliser(&entmax15<double>)}}) {
     cs.push_back(sparse_case("support_marginal_objective", {{3, 5, 4}, {4, 6}, {6}, {3, 5}}, name,
                              [y3, c3, f](const Vs& x) {
                                V p = f(off_kink_scores(x[3]), nullptr, nullptr);
@@ -85,8 +83,8 @@ void add_support_objectives(std::vector<GradCase>& cs) {
 }  // namespace
 
 void add_sparse_grad_cases(std::vector<GradCase>& cs) {
-  add_normaliser(cs, "sparsemax", [](V x, const uint8_t* m, int32_t* k) { return sparsemax(x, m, k); });
-  add_normaliser(cs, "entmax15", [](V x, const uint8_t* m, int32_t* k) { return entmax15(x, m, k); });
+  add_normaliser(cs, "sparsemax", &sparsemax<double>);
+  add_normaliser(cs, "entmax15", &entmax15<double>);
   add_support_objectives(cs);
 }
 

@@ -14,7 +14,8 @@ Var<T> sparse_map_op(Var<T> x, const uint8_t* mask, int32_t* support, kernels::S
   Var<T> y = x.tape->make_output(x.shape(), x);
   kernels::sparse_map_forward(y.val(), support, x.val(), mask, rows, n, map);
   if (y.needs_grad())
-    x.tape->on_backward([x, y, rows, n, map] { kernels::sparse_map_backward(x.grad(), y.val(), y.grad(), rows, n, map); });
+    x.tape->on_backward(
+        [x, y, rows, n, map] { kernels::sparse_map_backward(x.grad(), y.val(), y.grad(), rows, n, map); });
   return y;
 }
 }  // namespace

@@ -33,7 +33,8 @@ void support_marginal_forward(T* phi, const T* logf, const T* w, const int32_t* 
                               int64_t N) {
   for (int64_t n = 0; n < N; ++n) {
     double m = -INFINITY, z = 0;
-    for (int64_t k = row_begin[n]; k < row_begin[n + 1]; ++k) m = std::max(m, std::log(double(w[idx[k]])) + double(logf[k]));
+    for (int64_t k = row_begin[n]; k < row_begin[n + 1]; ++k)
+      m = std::max(m, std::log(double(w[idx[k]])) + double(logf[k]));
     for (int64_t k = row_begin[n]; k < row_begin[n + 1]; ++k)
       z += std::exp(std::log(double(w[idx[k]])) + double(logf[k]) - m);
     phi[n] = std::isinf(m) ? T(m) : T(m + std::log(z));

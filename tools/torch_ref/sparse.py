@@ -99,7 +99,8 @@ def _self_check():
     for f in (sparsemax, entmax15):
         ties = f(torch.tensor([0.3, -2.0, 0.3, 0.3], dtype=torch.float64))
         assert torch.allclose(ties, torch.tensor([1 / 3, 0, 1 / 3, 1 / 3], dtype=torch.float64), atol=1e-15)
-        assert torch.allclose(f(torch.full((5,), 2.25, dtype=torch.float64)), torch.full((5,), 0.2, dtype=torch.float64))
+        equal = f(torch.full((5,), 2.25, dtype=torch.float64))
+        assert torch.allclose(equal, torch.full((5,), 0.2, dtype=torch.float64))
         # Masked by mask and by -inf: the same as the row without them; a fully masked row is all zeros.
         z = torch.tensor([[0.2, 5.0, 0.9, 5.0, -0.1], [0.2, float("-inf"), 0.9, float("-inf"), -0.1],
                           [1.0, 2.0, 3.0, 4.0, 5.0]], dtype=torch.float64)
