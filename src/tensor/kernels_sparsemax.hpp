@@ -7,7 +7,7 @@
 // Both are exact: τ comes from the scores sorted in decreasing order (below), not from an iterative search.
 // Excluded positions (mask byte 1, or a score of −inf) never enter the support and get p = 0 exactly; a row with
 // every position excluded is all zeros (support 0). Masking by a very negative finite score also works, since the
-// threshold is always within 1 of the row maximum; the mask is for callers that want it explicit.
+// threshold is never more than 1 (sparsemax) or 2 (entmax15) below the row maximum; the mask makes it explicit.
 // τ is found in double after subtracting the row maximum (both maps are invariant to a shift of the row), so it
 // does not lose the small differences between scores to a large common offset. Every row is reduced by one thread
 // in index order, so the results do not depend on the thread count.
