@@ -26,7 +26,8 @@ TEST_CASE("gradcheck: every op at every catalogued shape") {
                          "lgamma", "digamma", "square", "sum", "mean", "sum_all", "mean_all", "softmax", "log_softmax",
                          "logsumexp", "matmul", "embedding", "pick", "masked_fill", "reshape", "slice", "concat",
                          "transpose", "dropout", "lstm_cell", "linear_log_softmax_pick", "enumerated_output_objective", "pair_add",
-                         "mlp_attention_scores", "matmul_packed_weight"})
+                         "mlp_attention_scores", "matmul_packed_weight", "sparsemax", "entmax15",
+                         "support_marginal_objective", "support_elbo_objective"})
     CHECK_MESSAGE(ops.count(op) == 1, "no gradient check for ", op);
 }
 

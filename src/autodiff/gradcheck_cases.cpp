@@ -211,6 +211,7 @@ void add_output(std::vector<GradCase>& cs) {
 }  // namespace
 
 void add_layernorm_grad_cases(std::vector<GradCase>& cs);  // layer_norm (gradcheck_cases_layernorm.cpp)
+void add_sparse_grad_cases(std::vector<GradCase>& cs);  // sparsemax, entmax15 and their support objectives
 
 std::vector<GradCase> op_grad_cases() {
   std::vector<GradCase> cs;
@@ -222,6 +223,7 @@ std::vector<GradCase> op_grad_cases() {
   add_lstm(cs);
   add_output(cs);
   add_layernorm_grad_cases(cs);
+  add_sparse_grad_cases(cs);
   return cs;
 }
 

@@ -45,6 +45,15 @@ template <class T> Var<T> softmax(Var<T> x, int axis);
 template <class T> Var<T> log_softmax(Var<T> x, int axis);
 template <class T> Var<T> logsumexp(Var<T> x, int axis);  // the axis removed
 
+// ---- sparse normalisers over the last axis (ops_sparsemax.cpp) ----
+// sparsemax(x) = argmin_{p ∈ simplex} ‖p − x‖² = [x − τ]_+ and entmax15(x) = [x/2 − τ]_+² (α-entmax, α = 1.5), τ
+// set by Σ p = 1 per row, exactly (sort-based): probabilities exactly 0 below the threshold. Rows of x (..., n) are
+// independent; positions with mask[i] = 1 (mask null or of x's shape) or x = −inf are excluded (p = 0, never in
+// the support), and a row with none left is all zeros. support (one per row), if not null, receives #{i : p_i > 0}.
+// Cost O(n log n) a row (the sort). The backward pass is zero off the support.
+template <class T> Var<T> sparsemax(Var<T> x, const uint8_t* mask = nullptr, int32_t* support = nullptr);
+template <class T> Var<T> entmax15(Var<T> x, const uint8_t* mask = nullptr, int32_t* support = nullptr);
+
 // ---- products (ops_matmul.cpp) ----
 // a: (..., M, K) or, with trans_a, (K, M) (rank 2 only); b: (K, N) or, with trans_b, (N, K).
 // If b has rank 3, a must have rank 3 with the same leading batch: a batched product (Bt, M, N).
@@ -117,6 +126,23 @@ enum class EnumeratedObjective { marginal, expected };
 template <class T>
 Var<T> enumerated_output_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> lw, const int32_t* y, const T* c,
                                    EnumeratedObjective kind, T* per_query = nullptr);
+// The output objectives of sparse attention, evaluated on the support of the weights only. x (..., S, H) rows, one
+// per (query n, position s), W (H, V), b (V), weights (..., S) ≥ 0 (sparsemax or entmax output), labels y (N),
+// constant weights c (N), log f[n, s] = log_softmax(x W + b)[(n, s), y_n]:
+//   support_marginal_objective: Φ_n = log Σ_{s: p_ns > 0} p_ns exp(log f[n, s])   (exact: p is 0 elsewhere)
+//   support_elbo_objective:     Φ_n = Σ_{s: q_ns > 0} q_ns (log f[n, s] − log q_ns + log_p[n, s])
+//                               (E_q[log f] − KL(q‖p), finite when log_p is, e.g. a log-softmax prior)
+//   J = Σ_{n: c_n ≠ 0} c_n Φ_n (a scalar), per_query (N) receives Φ and support (N) the support sizes |S_n|.
+// Only the M = Σ_n |S_n| support rows are gathered and go through linear_log_softmax_pick (1 GEMM forward, 2 or 3
+// backward, over M rows), so the output layer costs M/(N·S) of enumerated_output_objective's. The gradient to the
+// weights is formed on the support only (0 elsewhere): it is exact for every perturbation that keeps the support,
+// which is all the sparse normalisers' backward passes on (they are zero off the support).
+template <class T>
+Var<T> support_marginal_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> p, const int32_t* y, const T* c,
+                                  T* per_query = nullptr, int32_t* support = nullptr);
+template <class T>
+Var<T> support_elbo_objective(Var<T> x, Var<T> W, Var<T> b, Var<T> q, Var<T> log_p, const int32_t* y, const T* c,
+                              T* per_query = nullptr, int32_t* support = nullptr);
 #if LAVA_PROFILE
 // Wall time and GEMM work (2·M·N·K) spent in linear_log_softmax_pick and enumerated_output_objective, forward and
 // backward, since the process started: `lava bench train` reports the output layer's own GFLOP/s from the change
