@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -14,7 +15,7 @@ void store_config_text(const std::string& text, const boost::program_options::op
 
 void store_config_file(const std::string& path, const boost::program_options::options_description& options,
                        boost::program_options::variables_map& vm) {
-  store_config_text(read_file(path), options, vm);
+  store_config_text(read_file(path, kSettingsLimit), options, vm);
 }
 
 }  // namespace lava

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/atomic_file.hpp"
+#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 #include "data/tokenize.hpp"
@@ -161,6 +162,6 @@ Vocab Vocab::from_text(std::string_view text, const std::string& source) {
 
 void Vocab::save(const std::string& path) const { write_file_atomic(path, to_text()); }
 
-Vocab Vocab::load(const std::string& path) { return from_text(read_file(path), path); }
+Vocab Vocab::load(const std::string& path) { return from_text(read_file(path, kTextDataLimit), path); }
 
 }  // namespace lava
