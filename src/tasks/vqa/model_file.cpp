@@ -3,7 +3,7 @@
 #include "core/check.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
-#include "tasks/model_metadata.hpp"
+#include "tasks/model_file_checks.hpp"
 
 namespace lava {
 
