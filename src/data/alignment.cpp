@@ -4,9 +4,9 @@
 #include <charconv>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/vocab.hpp"
 
 namespace lava {

@@ -2,9 +2,8 @@
 
 #include <cstdint>
 
-#include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 

@@ -4,9 +4,8 @@
 #include <climits>
 #include <filesystem>
 
-#include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 #include "core/rng.hpp"
 
 namespace lava {

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/scene_captions.hpp"
 #include "data/scenes_detail.hpp"
 #include "data/vocab.hpp"

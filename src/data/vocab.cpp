@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "core/utf8.hpp"
 #include "data/scenes.hpp"
 

@@ -6,10 +6,10 @@
 #include <set>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 

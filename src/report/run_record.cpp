@@ -4,9 +4,9 @@
 #include <filesystem>
 
 #include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/json_lines.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 

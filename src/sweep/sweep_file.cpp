@@ -8,9 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/atomic_file.hpp"
-#include "core/read_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "core/rng.hpp"
 #include "core/json.hpp"
 
