@@ -70,3 +70,25 @@ TEST_CASE("lava plot: --y-max leaves out the points above it and says how many")
   CHECK(r.err.find("--y-max") != std::string::npos);
   CHECK(run_lava("plot --out " + svg + " --y ppl --y-max lots " + a).code == 2);
 }
+
+TEST_CASE("lava plot: values one ULP apart and values near the largest double give a finite picture, and end") {
+  TempDir tmp("plot_extreme");
+  const std::string svg = tmp.file("p.svg");
+  // 1 and the next double after it; then ±1e308, whose span is wider than the largest double.
+  const std::pair<std::string, std::string> cases[] = {
+      {"{\"x\":1,\"y\":1}\n{\"x\":2,\"y\":1.0000000000000002}\n", "ulp"},
+      {"{\"x\":1,\"y\":-1e308}\n{\"x\":2,\"y\":1e308}\n", "huge"},
+      {"{\"x\":1e308,\"y\":1.7976931348623157e308}\n{\"x\":-1e308,\"y\":1.7976931348623157e308}\n", "max"}};
+  for (const auto& [rows, name] : cases) {
+    CAPTURE(name);
+    const std::string in = tmp.file(name + ".jsonl");
+    write_text(in, rows);
+    const CliResult r = run_captured("timeout 10 " + lava_bin() + " plot --out " + svg + " --x x --y y " + in);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const std::string text = slurp(svg);
+    CHECK(text.find("<polyline") != std::string::npos);
+    CHECK(text.find("nan") == std::string::npos);
+    CHECK(!std::regex_search(text, std::regex("=\"-?inf")));
+  }
+}

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -189,6 +190,34 @@ TEST_CASE("svg: nice ticks cover the range at 1-2-5 steps and format with just e
   CHECK(lava::format_tick(-1e-17, 0.1) == "0");
   CHECK(lava::format_tick(1.2e-7, 1e-8) == "1.2e-07");
   CHECK(lava::format_tick(3e9, 1e9) == "3e+09");
+}
+
+TEST_CASE("svg: nice ticks end for every pair of doubles, and points stay finite on a span wider than DBL_MAX") {
+  const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
+  const std::pair<double, double> ranges[] = {
+      {1, std::nextafter(1.0, 2.0)}, {1e300, std::nextafter(1e300, 1e301)}, {-1, std::nextafter(-1.0, 0.0)},
+      {big, big}, {-big, -big}, {-big, big}, {std::nextafter(big, 0.0), big}, {0, tiny}, {tiny, tiny},
+      {-1e308, 1e308}, {1e308, 1e308}, {4503599627370496.0, 4503599627370497.0}, {1e16, 1e16 + 2}};
+  for (const auto& [lo, hi] : ranges) {
+    CAPTURE(lo);
+    CAPTURE(hi);
+    const std::vector<double> t = lava::nice_ticks(lo, hi, 6);
+    REQUIRE(t.size() >= 2);
+    CHECK(t.size() <= 60);
+    CHECK(t.front() <= lo);
+    CHECK(t.back() >= hi);
+    for (size_t i = 0; i < t.size(); ++i) {
+      CHECK(std::isfinite(t[i]));
+      if (i) CHECK(t[i] > t[i - 1]);
+    }
+    CHECK(std::isfinite(lava::range_fraction(hi, t.front(), t.back())));
+  }
+  CHECK(lava::range_fraction(1e308, -1e308, 1e308) == 1);
+  CHECK(lava::range_fraction(0, -1e308, 1e308) == 0.5);
+  lava::Series s{"s", {0, 1, 2}, {-1e308, 0, 1e308}};
+  const std::string svg = lava::render_line_plot("t", "x", "y", {s});
+  CHECK(svg.find("nan") == std::string::npos);
+  CHECK(svg.find("inf") == std::string::npos);
 }
 
 TEST_CASE("svg: colour map, text width and ellipsis") {

@@ -5,6 +5,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
+#include "core/read_file.hpp"
 #include "data/tokenize.hpp"
 #include "tasks/nmt/beam_search.hpp"
 #include "tasks/nmt/trainer.hpp"
@@ -60,7 +61,7 @@ int cmd_translate(int argc, char** argv) {
   LoadedNmt m = load_nmt(cl.get_string("model"));
 
   // The input: every line checked before any decoding, so a bad line costs nothing.
-  const std::string bytes = read_file(input);
+  const std::string bytes = read_file(input, kTextDataLimit);
   std::vector<std::vector<int32_t>> sources;
   int64_t unknown = 0, words = 0;
   for (size_t pos = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0; pos < bytes.size();) {

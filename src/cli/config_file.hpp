@@ -4,6 +4,7 @@
 // ifstream opens a directory and reads nothing, which ran a command as if no option had been set).
 #include <boost/program_options.hpp>
 #include <string>
+#include <string_view>
 
 namespace lava {
 
@@ -12,8 +13,10 @@ namespace lava {
 void store_config_file(const std::string& path, const boost::program_options::options_description& options,
                        boost::program_options::variables_map& vm);
 
-// The same from text already read (the fuzz harness's entry point).
-void store_config_text(const std::string& text, const boost::program_options::options_description& options,
+// The same from text already read (the fuzz harness's entry point); `source` names it in errors. A leading UTF-8
+// byte-order mark is skipped; a NUL byte is an InputError naming its line.
+void store_config_text(std::string_view text, const std::string& source,
+                       const boost::program_options::options_description& options,
                        boost::program_options::variables_map& vm);
 
 }  // namespace lava

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -202,21 +203,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
 }
 
 std::string read_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw io_error(path, "cannot open", errno);
-  struct stat st {};
-  if (::fstat(::fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    std::fclose(f);
-    throw input_error(path, 0, "is a directory, not a file");
-  }
-  std::string out;
-  char chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) out.append(chunk, n);
-  int err = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (err) throw io_error(path, "cannot read", err);
-  return out;
+  return read_file(path, ReadLimit{UINT64_MAX, "a file"});  // devices still refused: /dev/zero would never end
 }
 
 void check_stdout() {

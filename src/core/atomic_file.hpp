@@ -29,8 +29,9 @@ void write_file_atomic(const std::string& path, const std::function<void(std::FI
 // "" for "-" and descriptor paths. Exposed for tests and for checks made before a long run.
 std::string resolve_output_target(const std::string& path);
 
-// The whole file as bytes. Throws InputError "PATH: cannot open: <strerror>" (or "cannot read", or "is a
-// directory, not a file").
+// The whole file as bytes, with no bound on its size: for files LAVA wrote itself. A user's input goes through
+// core/read_file.hpp's read_file(path, limit). Throws InputError "PATH: cannot open: <strerror>" (or "cannot read",
+// "is a directory, not a file", "is a device, not a file").
 std::string read_file(const std::string& path);
 
 // Flushes stdout and throws InputError "standard output: cannot write..." if this or any earlier write to it failed

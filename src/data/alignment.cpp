@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/vocab.hpp"
 
 namespace lava {
@@ -43,7 +44,7 @@ bool parse_link(std::string_view token, AlignmentLink& link) {
 }  // namespace
 
 std::vector<SentenceAlignment> read_alignments(const std::string& path, std::span<const SentenceLengths> lengths) {
-  std::string bytes = read_file(path);
+  std::string bytes = read_file(path, kTextDataLimit);
   std::vector<SentenceAlignment> out;
   size_t pos = 0, n = bytes.size();
   while (pos < n) {

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -91,7 +91,7 @@ MoCatalog parse_mo(std::string_view bytes, const std::string& file_name) {
   return catalog;
 }
 
-MoCatalog read_mo_file(const std::string& path) { return parse_mo(read_file(path), path); }
+MoCatalog read_mo_file(const std::string& path) { return parse_mo(read_file(path, kTextDataLimit), path); }
 
 std::string mo_charset(const MoCatalog& catalog) {
   constexpr std::string_view kKey = "charset=";

@@ -4,8 +4,8 @@
 #include <climits>
 #include <filesystem>
 
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {
@@ -39,7 +39,7 @@ struct LineFile {
 LineFile read_lines(const std::string& path) {
   LineFile f;
   f.path = path;
-  f.bytes = read_file(path);  // InputError "PATH: cannot open: ..." when missing
+  f.bytes = read_file(path, kTextDataLimit);  // InputError "PATH: cannot open: ..." when missing
   size_t pos = 0, n = f.bytes.size();
   if (f.bytes.starts_with("\xEF\xBB\xBF")) pos = 3;  // byte-order mark
   while (pos < n) {

@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 #include "core/rng.hpp"
 
 namespace lava {
@@ -166,7 +167,7 @@ void write_scene_captions(const std::string& path, const std::vector<SceneCaptio
 }
 
 std::vector<SceneCaptions> read_scene_captions(const std::string& path, int num_scenes) {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, kTextDataLimit);
   std::vector<SceneCaptions> out;
   long lineno = 0;
   for (std::string_view line : split_fields(text, '\n')) {

@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/scene_captions.hpp"
 #include "data/scenes_detail.hpp"
 #include "data/vocab.hpp"
@@ -48,7 +49,7 @@ void check_options(const ScenesOptions& o) {
 
 std::map<std::string, std::pair<std::string, long>> read_meta(const std::string& path) {
   std::map<std::string, std::pair<std::string, long>> meta;  // key -> (value, line)
-  std::string text = read_file(path);
+  std::string text = read_file(path, kTextDataLimit);
   long lineno = 0;
   for (std::string_view line : split_fields(text, '\n')) {
     ++lineno;
@@ -221,7 +222,7 @@ SceneSet SceneSet::load(const std::string& dir, const std::string& split, const 
     throw input_error(labels_path, 0, "images are not 28x28 or do not match the labels");
 
   const std::string path = fmt::format("{}/{}.scenes.tsv", dir, split);
-  std::string text = read_file(path);
+  std::string text = read_file(path, kTextDataLimit);
   long lineno = 0;
   for (std::string_view line : split_fields(text, '\n')) {
     ++lineno;

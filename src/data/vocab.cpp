@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {
@@ -77,8 +78,17 @@ Vocab Vocab::build(const TokenCounter& counts, const VocabOptions& options) {
   if (options.min_freq < 1) throw UsageError(fmt::format("vocabulary min_freq must be at least 1, got {}", options.min_freq));
   if (options.max_vocab < 0) throw UsageError(fmt::format("vocabulary max_vocab must be >= 0, got {}", options.max_vocab));
   std::vector<std::pair<int64_t, const std::string*>> kept;
-  for (const auto& [token, n] : counts.counts_)
-    if (n >= options.min_freq && !is_special(token)) kept.emplace_back(n, &token);
+  std::pair<int64_t, const std::string*> most{0, nullptr};
+  for (const auto& [token, n] : counts.counts_) {
+    if (is_special(token)) continue;
+    if (n >= options.min_freq) kept.emplace_back(n, &token);
+    if (n > most.first || (n == most.first && most.second && token < *most.second)) most = {n, &token};
+  }
+  // A model over the control symbols alone would train on <unk> for every word without a word of warning.
+  if (kept.empty() && most.second)
+    throw UsageError(fmt::format("--min-freq {} leaves only the special tokens in the vocabulary (the most frequent "
+                                 "word, {}, appears {} times)",
+                                 options.min_freq, quote_input(*most.second, '"'), most.first));
   // Total order (count desc, bytes asc): the hash map's iteration order cannot leak into the ids.
   auto before = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : *a.second < *b.second; };
   size_t keep = options.max_vocab > 0 ? std::min(kept.size(), size_t(options.max_vocab)) : kept.size();
@@ -161,6 +171,6 @@ Vocab Vocab::from_text(std::string_view text, const std::string& source) {
 
 void Vocab::save(const std::string& path) const { write_file_atomic(path, to_text()); }
 
-Vocab Vocab::load(const std::string& path) { return from_text(read_file(path), path); }
+Vocab Vocab::load(const std::string& path) { return from_text(read_file(path, kTextDataLimit), path); }
 
 }  // namespace lava

@@ -8,6 +8,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "core/utf8.hpp"
 #include "data/scenes.hpp"
 
@@ -85,7 +86,7 @@ void check_tsv_safe(std::string_view s, const char* what) {
 }  // namespace
 
 std::vector<VqaQuestion> read_vqa_questions(const std::string& path, int num_images, int num_regions) {
-  std::string text = read_file(path);
+  std::string text = read_file(path, kTextDataLimit);
   std::vector<VqaQuestion> out;
   long lineno = 0;
   size_t begin = 0;

@@ -9,6 +9,7 @@
 #include "core/check.hpp"
 #include "core/json.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -146,6 +147,6 @@ SafetensorsFile parse_safetensors(std::string_view bytes, const std::string& pat
   return out;
 }
 
-SafetensorsFile load_safetensors(const std::string& path) { return parse_safetensors(read_file(path), path); }
+SafetensorsFile load_safetensors(const std::string& path) { return parse_safetensors(read_file(path, kModelLimit), path); }
 
 }  // namespace lava

@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json_lines.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -39,7 +40,7 @@ RunStatus read_run_status(const std::string& run_dir) {
   const std::string path = path_in(run_dir, kRunStatusFile);
   RunStatus s;
   if (!fs::exists(path)) return s;
-  const JsonValue j = parse_json(read_file(path), path);
+  const JsonValue j = parse_json(read_file(path, kSettingsLimit), path);
   s.state = parse_state(j.at("state"));
   s.exit_code = int(j.at("exit").as_int());
   s.sessions = j.at("sessions").as_int();
@@ -89,7 +90,7 @@ RunRecord read_run_record(const std::string& run_dir) {
   RunRecord r;
   r.dir = run_dir;
   const std::string info_path = path_in(run_dir, kRunInfoFile);
-  const JsonValue info = parse_json(read_file(info_path), info_path);
+  const JsonValue info = parse_json(read_file(info_path, kSettingsLimit), info_path);
   r.id = info.at("id").str();
   r.index = info.at("index").as_int();
   r.sweep = info.at("sweep").str();

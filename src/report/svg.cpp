@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -52,10 +53,12 @@ std::string xml_escape(std::string_view text) {
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
   if (lo > hi) std::swap(lo, hi);
-  if (lo == hi) {  // a single value: pad by 10% of its size (or 1 around zero)
-    const double pad = std::abs(lo) * 0.1;
-    lo -= pad, hi += pad;
-    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi)) lo = (lo + hi) / 2 - 1, hi = lo + 2;
+  // A range the tick labels cannot resolve (one value, or values a few ULPs apart) is padded like one value, by 10%
+  // of its size (or 1 around zero), within the finite doubles. Halves, since hi − lo may overflow.
+  if (hi / 2 - lo / 2 <= std::max(std::abs(lo), std::abs(hi)) * 1e-12) {
+    const double mid = lo / 2 + hi / 2, pad = mid == 0 ? 1 : std::abs(mid) * 0.1;
+    lo = std::max(mid - pad, -std::numeric_limits<double>::max());
+    hi = std::min(mid + pad, std::numeric_limits<double>::max());
   }
   const int n = std::clamp(max_ticks, 1, 50);
   // step = the 1-2-5 multiple of a power of ten just above (hi − lo)/n; hi/n − lo/n cannot overflow.
@@ -66,11 +69,14 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
   // The 1e-9 slack keeps 0.30000000000000004 from adding a tick past 0.3.
   const double k0 = std::floor(lo / step + 1e-9), k1 = std::ceil(hi / step - 1e-9);
   std::vector<double> ticks;
-  if (std::isfinite(step) && step > 0 && std::isfinite(k0) && std::isfinite(k1) && k1 - k0 <= 1000)
+  // Below 2^52 in size, k + 1 is another double, so the loop ends whatever the range.
+  if (std::isfinite(step) && step > 0 && std::abs(k0) < 0x1p52 && std::abs(k1) < 0x1p52 && k1 - k0 <= 1000)
     for (double k = k0; k <= k1; k += 1) ticks.push_back(k * step);
   if (ticks.size() < 2 || !std::isfinite(ticks.front()) || !std::isfinite(ticks.back())) return {lo, hi};
   return ticks;
 }
+
+double range_fraction(double v, double lo, double hi) { return (v / 2 - lo / 2) / (hi / 2 - lo / 2); }
 
 std::string format_tick(double value, double step) {
   if (std::isnan(value)) return "nan";

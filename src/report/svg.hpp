@@ -83,8 +83,12 @@ void write_image_attention(const std::string& path, std::string_view title, cons
 std::string xml_escape(std::string_view text);
 
 // Tick positions at a 1-2-5 step covering [lo, hi]: first tick ≤ lo, last ≥ hi, at most about max_ticks + 1
-// ticks. lo = hi is padded to a non-empty range; non-finite bounds give the ticks of [0, 1].
+// ticks. A range too narrow for the labels to tell its ends apart (lo = hi, or a few ULPs) is padded to a wider
+// one; non-finite bounds give the ticks of [0, 1]. Ends after a few dozen steps for every pair of doubles.
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks);
+// Where v lies in [lo, hi], as 0..1: (v − lo) / (hi − lo) computed so that a span like [−1e308, 1e308], whose
+// width is not a finite double, still places points (lo < hi).
+double range_fraction(double v, double lo, double hi);
 // A tick label with just enough decimals for the step between ticks ("0.25", "1500", "1.2e-07").
 std::string format_tick(double value, double step);
 

@@ -80,8 +80,8 @@ std::string render_line_plot(std::string_view title, std::string_view x_label, s
   const double width = legend_x + legend_w + 16;
   const double height =
       std::max(top + kPlotH + 36 + (x_label.empty() ? 0 : 24) + 10, top + 10 + kLegendRow * double(series.size()) + 10);
-  auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * kPlotW; };
-  auto py = [&](double y) { return top + kPlotH - (y - y0) / (y1 - y0) * kPlotH; };
+  auto px = [&](double x) { return left + range_fraction(x, x0, x1) * kPlotW; };
+  auto py = [&](double y) { return top + kPlotH - range_fraction(y, y0, y1) * kPlotH; };
 
   std::string out = svg_begin(width, height);
   auto put = [&]<class... Args>(fmt::format_string<Args...> f, Args&&... args) {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 
 namespace lava {
 
@@ -162,7 +162,7 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
 }
 
 SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options) {
-  return parse_sweep_file(path, read_file(path), options);
+  return parse_sweep_file(path, read_file(path, kSettingsLimit), options);
 }
 
 }  // namespace lava

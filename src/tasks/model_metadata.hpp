@@ -13,6 +13,10 @@
 
 namespace lava {
 
+// The sizes lava train accepts (its option ranges); a model file's metadata is held to the same.
+inline constexpr int kMaxModelSize = 65536;  // embedding, hidden, scorer sizes
+inline constexpr int kMaxModelLayers = 16;   // LSTM layers
+
 class ModelMetadata {
  public:
   ModelMetadata(const std::map<std::string, std::string>& meta, std::string file) : meta_(meta), file_(std::move(file)) {}

@@ -63,6 +63,7 @@ class Loop {
   ValidationRecord validation(size_t batches);
   void keep_if_better(const ValidationRecord& r);
   void emit(const ValidationRecord& r, const std::vector<ValidationRecord>& history);
+  void plot(const ValidationRecord& r, const std::vector<ValidationRecord>& history);  // --plot, under a SaveShield
   void end_epoch(size_t batches);
   void validate_inside_epoch(size_t batches);
   void stop_inside_epoch(size_t batches);
@@ -125,11 +126,7 @@ void Loop::keep_if_better(const ValidationRecord& r) {
 }
 
 void Loop::emit(const ValidationRecord& r, const std::vector<ValidationRecord>& history) {
-  ReportLine line;
-  {
-    SaveShield shield;  // the task may write pictures
-    line = task_.report(r, history);
-  }
+  const ReportLine line = task_.report(r, history);
   if (opt_.format == OutputFormat::json) {
     std::printf("%s\n", line.json.str().c_str());
   } else if (!opt_.quiet) {
@@ -138,8 +135,13 @@ void Loop::emit(const ValidationRecord& r, const std::vector<ValidationRecord>& 
   std::fflush(stdout);
 }
 
+void Loop::plot(const ValidationRecord& r, const std::vector<ValidationRecord>& history) {
+  SaveShield shield;
+  task_.write_plots(r, history);
+}
+
 // Validation at the end of epoch st_.epoch: best model, learning-rate decay, the line; then the state moves on to
-// the next epoch and is written.
+// the next epoch and is written, and only then the pictures, whose failure must not cost the epoch.
 void Loop::end_epoch(size_t batches) {
   LAVA_CHECK(st_.batch == int64_t(batches), "end_epoch after {} of {} batches", st_.batch, batches);
   ValidationRecord r = validation(batches);
@@ -160,6 +162,7 @@ void Loop::end_epoch(size_t batches) {
   st_.validated_at = st_.step;
   st_.sums.assign(num_sums_, 0.0);
   write_state();
+  plot(r, st_.history);
 }
 
 // A validation every valid_every updates inside an epoch: part of the trajectory (it can set the run's best), but
@@ -170,6 +173,7 @@ void Loop::validate_inside_epoch(size_t batches) {
   keep_if_better(r);
   st_.history.push_back(r);
   emit(r, st_.history);
+  plot(r, st_.history);
   st_.validated_at = st_.step;
   st_.sums.assign(num_sums_, 0.0);
 }
@@ -188,6 +192,7 @@ void Loop::stop_inside_epoch(size_t batches) {
   summary_.epochs = st_.epoch;
   summary_.history.push_back(r);
   if (st_.kept.criterion != kept_before) write_state();
+  plot(r, history);
 }
 
 void Loop::write_state() {

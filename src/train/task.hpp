@@ -62,6 +62,10 @@ class TrainTask {
   virtual void save_best(const std::string& path, const ValidationRecord& r) = 0;
   // The line of a validation; `history` holds the run's validations so far, r last (for learning curves).
   virtual ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>& history) = 0;
+  // The --plot pictures of a validation (learning curves over `history`, r last). The loop calls it after the line
+  // is out and the epoch's resume state is written, so that a picture that cannot be written (a full disk) ends the
+  // run without losing either.
+  virtual void write_plots(const ValidationRecord&, const std::vector<ValidationRecord>&) {}
   // The progress bar's text from the training sums since the last validation.
   virtual std::string progress_text(const std::vector<double>& sums, int64_t step, double units_per_second) const = 0;
   // The options and data a resume must repeat (the loop adds its own options).

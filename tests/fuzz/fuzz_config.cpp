@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ("quiet,q", po::bool_switch(), "");
   po::variables_map vm;
   try {
-    lava_fuzz::expect_clean([&] { lava::store_config_text(std::string(lava_fuzz::bytes(data, size)), options, vm); });
+    lava_fuzz::expect_clean([&] { lava::store_config_text(lava_fuzz::bytes(data, size), "config", options, vm); });
     po::notify(vm);
   } catch (const po::error&) {
   }

@@ -34,8 +34,9 @@ CaptionConfig CaptionConfig::from_metadata(const std::map<std::string, std::stri
   c.attn = m.get_attn();
   c.sat_hard = m.get_int("sat_hard", 0, 1) == 1;
   c.words = m.get_int("words", 1), c.feature_dim = m.get_int("feature_dim", 1);
-  c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 1), c.annotation = m.get_int("annotation", 1);
-  c.attn_size = m.get_int("attn_size", 1), c.dropout = m.get_float("dropout");
+  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 1, kMaxModelSize);
+  c.annotation = m.get_int("annotation", 1, kMaxModelSize), c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
+  c.dropout = m.get_float("dropout");
   return c;
 }
 

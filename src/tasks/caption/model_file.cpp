@@ -3,14 +3,31 @@
 #include "core/check.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
+#include "tasks/model_file_checks.hpp"
 
 namespace lava {
+
+namespace {
+
+// The sizes the constructor allocates by, each where the file's tensors hold it (CaptionModel's parameter names).
+std::vector<SizeInTensor> sizes_in_tensors(const CaptionConfig& c) {
+  return {
+      {"words", c.words, "word_emb", 0},
+      {"emb", c.emb, "word_emb", 1},
+      {"feature_dim", c.feature_dim, "region/W", 0},
+      {"annotation", c.annotation, "region/W", 1},
+      {"hidden", c.hidden, "lstm/W_hh", 0},
+      {"attn_size", c.attn_size, "attention/v", 0},
+  };
+}
+
+}  // namespace
 
 void save_caption_model(const std::string& path, const CaptionModel& model, const Vocab& vocab,
                         const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["words_vocab_tokens"] = vocab.to_text();
-  meta["format"] = "lava-model-1";
+  meta["format"] = kModelFormat;
   for (const auto& [k, v] : extra) meta[k] = v;
   save_params(path, model.ps, meta);
 }
@@ -19,8 +36,9 @@ LoadedCaptionModel load_caption_model(const std::string& path) {
   LoadedCaptionModel m;
   const SafetensorsFile file = load_safetensors(path);
   m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
+  expect_model_format(m.metadata, path);
   const CaptionConfig cfg = CaptionConfig::from_metadata(m.metadata, path);
+  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
   m.vocab = Vocab::from_text(m.metadata["words_vocab_tokens"], path);
   if (m.vocab.size() != cfg.words) throw input_error(path, 0, "the vocabulary does not match the word tables");
   m.model = std::make_unique<CaptionModel>(cfg);

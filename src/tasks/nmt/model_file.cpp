@@ -3,15 +3,34 @@
 #include "core/check.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
+#include "tasks/model_file_checks.hpp"
 
 namespace lava {
+
+namespace {
+
+// The sizes the constructor allocates by, each where the file's tensors hold it (Seq2Seq's parameter names).
+std::vector<SizeInTensor> sizes_in_tensors(const Seq2SeqConfig& c) {
+  std::vector<SizeInTensor> s = {
+      {"src_vocab", c.src_vocab, "src_emb", 0},
+      {"emb", c.emb, "src_emb", 1},
+      {"tgt_vocab", c.tgt_vocab, "tgt_emb", 0},
+      {"hidden", c.hidden, "decoder/l0/W_hh", 0},
+      {"layers", c.layers, "decoder/l" + std::to_string(c.layers - 1) + "/W_hh", -1},
+  };
+  if (c.attn != AttnVariant::none && c.score == NmtScore::mlp) s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
+  if (variant_info(c.attn).uses_q) s.push_back({"inf_hidden", c.inf_hidden, "inference/W", 0});
+  return s;
+}
+
+}  // namespace
 
 void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, const Vocab& tgt,
               std::map<std::string, std::string> extra) {
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["src_vocab_tokens"] = src.to_text();
   meta["tgt_vocab_tokens"] = tgt.to_text();
-  meta["format"] = "lava-model-1";
+  meta["format"] = kModelFormat;
   for (auto& [k, v] : extra) meta[k] = v;
   save_params(path, model.ps, meta);
 }
@@ -21,8 +40,9 @@ LoadedNmt load_nmt(const std::string& path) {
   // The metadata decides the architecture; the parameters are then checked against it by name and shape.
   const SafetensorsFile file = load_safetensors(path);
   m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
+  expect_model_format(m.metadata, path);
   Seq2SeqConfig cfg = Seq2SeqConfig::from_metadata(m.metadata, path);
+  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
   m.src_vocab = Vocab::from_text(m.metadata["src_vocab_tokens"], path);
   m.tgt_vocab = Vocab::from_text(m.metadata["tgt_vocab_tokens"], path);
   if (m.src_vocab.size() != cfg.src_vocab || m.tgt_vocab.size() != cfg.tgt_vocab)

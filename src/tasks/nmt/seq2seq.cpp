@@ -35,9 +35,13 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   c.attn = m.get_attn();
   c.score = m.get_enum("score", kNmtScoreNames);
   if (meta.count("encoder")) c.encoder = m.get_enum("encoder", kNmtEncoderNames);
-  c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1), c.emb = m.get_int("emb", 1);
-  c.hidden = m.get_int("hidden", 2), c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
-  c.inf_hidden = m.get_int("inf_hidden", 2);
+  c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1);
+  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 2, kMaxModelSize);
+  c.layers = m.get_int("layers", 1, kMaxModelLayers), c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
+  c.inf_hidden = m.get_int("inf_hidden", 2, kMaxModelSize);
+  if (c.hidden % 2 || c.inf_hidden % 2)  // as lava train requires: the BiLSTMs split them into two directions
+    throw input_error(file, 0, fmt::format("model metadata: hidden sizes {} and {} must be even (two directions)",
+                                           c.hidden, c.inf_hidden));
   c.dropout = m.get_float("dropout");
   c.variant = m.get_variant_config(c.attn);
   return c;

@@ -83,7 +83,7 @@ class NmtTask final : public TrainTask {
               {"valid_ppl", fmt::format("{}", figure(r.valid.figures, "ppl"))}});
   }
 
-  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>& history) override {
+  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
     const NmtEvalFigures v = nmt_figures_of(r.valid.figures);
     const EpochRecord e = epoch_record(r);
     ReportLine line;
@@ -100,15 +100,17 @@ class NmtTask final : public TrainTask {
         "{:.4f} gap {:.4f} H(p) {:.3f}{}",
         r.epoch, r.partial ? " (partial)" : "", r.steps, r.seconds, r.lr, e.train_objective, e.train_kl, v.ppl, v.elbo,
         v.kl, v.kl_gap, v.entropy, r.best ? "  (best)" : "");
-    if (!opt_.plot_dir.empty()) {
-      std::vector<EpochRecord> curves;
-      for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
-      write_learning_curves(opt_.plot_dir, variant_info(cfg_.attn).name, curves);
-      write_attention_plots(opt_.plot_dir, model_, examples_,
-                            r.partial ? fmt::format("after step {} (epoch {:.2f})", r.steps, r.position)
-                                      : fmt::format("after epoch {} (step {})", r.epoch, r.steps));
-    }
     return line;
+  }
+
+  void write_plots(const ValidationRecord& r, const std::vector<ValidationRecord>& history) override {
+    if (opt_.plot_dir.empty()) return;
+    std::vector<EpochRecord> curves;
+    for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
+    write_learning_curves(opt_.plot_dir, variant_info(cfg_.attn).name, curves);
+    write_attention_plots(opt_.plot_dir, model_, examples_,
+                          r.partial ? fmt::format("after step {} (epoch {:.2f})", r.steps, r.position)
+                                    : fmt::format("after epoch {} (step {})", r.epoch, r.steps));
   }
 
   std::string progress_text(const std::vector<double>& sums, int64_t, double units_per_second) const override {

@@ -35,9 +35,11 @@ SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string
   c.dec_attn = m.get_enum("dec_attn", kDecoderAttentionNames);
   c.score = m.get_enum("score", kSeqVaeScoreNames);
   c.vocab = m.get_int("vocab", 4);
-  c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 2), c.latent = m.get_int("latent", 1);
-  c.layers = m.get_int("layers", 1), c.attn_size = m.get_int("attn_size", 1);
-  c.heads = m.get_int("heads", 1), c.tf_layers = m.get_int("tf_layers", 1), c.ff = m.get_int("ff", 0);
+  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 2, kMaxModelSize);
+  c.latent = m.get_int("latent", 1, kMaxModelSize), c.layers = m.get_int("layers", 1, kMaxModelLayers);
+  c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
+  c.heads = m.get_int("heads", 1, 1024), c.tf_layers = m.get_int("tf_layers", 1, 64);  // lava train's ranges
+  c.ff = m.get_int("ff", 0, 1 << 20);
   if (c.hidden % 2 || (c.encoder == SeqVaeEncoder::transformer && c.hidden % c.heads))
     throw input_error(file, 0, fmt::format("model metadata: hidden size {} does not fit the encoder", c.hidden));
   c.dropout = m.get_float("dropout");

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/read_file.hpp"
 #include "core/rng.hpp"
 #include "core/json.hpp"
 
@@ -39,7 +39,7 @@ size_t array_len(const JsonValue& v, const std::string& what) {
 
 }  // namespace
 
-ToyParams toy_params_from_json(const std::string& path) { return toy_params_from_text(read_file(path), path); }
+ToyParams toy_params_from_json(const std::string& path) { return toy_params_from_text(read_file(path, kSettingsLimit), path); }
 
 ToyParams toy_params_from_text(const std::string& text, const std::string& path) {
   const JsonValue root = parse_json(text, path);

@@ -33,8 +33,9 @@ VqaConfig VqaConfig::from_metadata(const std::map<std::string, std::string>& met
   c.attn = m.get_attn();
   c.words = m.get_int("words", 1), c.answers = m.get_int("answers", 1);
   c.regions = m.get_int("regions", 1), c.feature_dim = m.get_int("feature_dim", 1);
-  c.emb = m.get_int("emb", 1), c.hidden = m.get_int("hidden", 1), c.attn_size = m.get_int("attn_size", 1);
-  c.mlp = m.get_int("mlp", 1), c.answer_emb = m.get_int("answer_emb", 1);
+  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 1, kMaxModelSize);
+  c.attn_size = m.get_int("attn_size", 1, kMaxModelSize), c.mlp = m.get_int("mlp", 1, kMaxModelSize);
+  c.answer_emb = m.get_int("answer_emb", 1, kMaxModelSize);
   c.dropout = m.get_float("dropout");
   c.variant = m.get_variant_config(c.attn);
   return c;

@@ -3,15 +3,35 @@
 #include "core/check.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/safetensors.hpp"
+#include "tasks/model_file_checks.hpp"
 
 namespace lava {
+
+namespace {
+
+// The sizes the constructor allocates by, each where the file's tensors hold it (VqaModel's parameter names).
+std::vector<SizeInTensor> sizes_in_tensors(const VqaConfig& c) {
+  std::vector<SizeInTensor> s = {
+      {"words", c.words, "word_emb", 0},
+      {"emb", c.emb, "word_emb", 1},
+      {"hidden", c.hidden, "question/W_hh", 0},
+      {"feature_dim", c.feature_dim, "region/W", 0},
+      {"mlp", c.mlp, "answer_mlp/out/W", 0},
+      {"answers", c.answers, "answer_mlp/out/W", 1},
+  };
+  if (c.attn != AttnVariant::none) s.push_back({"attn_size", c.attn_size, "prior/W1", 1});
+  if (variant_info(c.attn).uses_q) s.push_back({"answer_emb", c.answer_emb, "inference/answer_emb", 1});
+  return s;
+}
+
+}  // namespace
 
 void save_vqa(const std::string& path, const VqaModel& model, const Vocab& words, const AnswerVocab& answers,
               const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["words_vocab_tokens"] = words.to_text();
   meta["answer_list"] = answers.to_text();
-  meta["format"] = "lava-model-1";
+  meta["format"] = kModelFormat;
   for (const auto& [k, v] : extra) meta[k] = v;
   save_params(path, model.ps, meta);
 }
@@ -20,8 +40,9 @@ LoadedVqa load_vqa(const std::string& path) {
   LoadedVqa m;
   const SafetensorsFile file = load_safetensors(path);
   m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
+  expect_model_format(m.metadata, path);
   const VqaConfig cfg = VqaConfig::from_metadata(m.metadata, path);
+  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
   m.words = Vocab::from_text(m.metadata["words_vocab_tokens"], path);
   m.answers = AnswerVocab::from_text(m.metadata["answer_list"], path);
   if (m.words.size() != cfg.words || m.answers.size() != cfg.answers)

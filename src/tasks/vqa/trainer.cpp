@@ -127,7 +127,7 @@ class VqaTask final : public TrainTask {
               {"valid_accuracy", fmt::format("{}", figure(r.valid.figures, "accuracy"))}});
   }
 
-  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>& history) override {
+  ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
     const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
     const VqaEpochRecord e = epoch_record(r);
     ReportLine line;
@@ -147,12 +147,14 @@ class VqaTask final : public TrainTask {
         "{:.4f} kl {:.4f} gap {:.4f} H(p) {:.3f} region p {:.3f} post {:.3f}{}",
         e.epoch, e.steps, e.seconds, e.lr, e.train_objective, e.train_kl, v.nll, v.accuracy, v.elbo, v.kl, v.kl_gap,
         v.entropy, v.region_acc_prior, v.region_acc_posterior, r.best ? "  (best)" : "");
-    if (!opt_.plot_dir.empty()) {
-      std::vector<VqaEpochRecord> curves;
-      for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
-      write_vqa_learning_curves(opt_.plot_dir, fmt::format("vqa {}", variant_info(cfg_.attn).name), curves);
-    }
     return line;
+  }
+
+  void write_plots(const ValidationRecord&, const std::vector<ValidationRecord>& history) override {
+    if (opt_.plot_dir.empty()) return;
+    std::vector<VqaEpochRecord> curves;
+    for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
+    write_vqa_learning_curves(opt_.plot_dir, fmt::format("vqa {}", variant_info(cfg_.attn).name), curves);
   }
 
   std::string progress_text(const std::vector<double>& sums, int64_t, double units_per_second) const override {
