@@ -2,10 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/read_file.hpp"
 #include "data/subword_model.hpp"
 
 namespace lava {
@@ -14,19 +14,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The lines of a corpus file. The corpus reader checks encodings and lengths when the segmented copy is read for
-// training; here a line is only text to split at spaces.
+// The lines of a corpus file, bounded as every text data file is. The corpus reader checks encodings and lengths
+// when the segmented copy is read for training; here a line is only text to split at spaces.
 std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path, 0, "cannot open");
+  const std::string bytes = read_file(path, kTextDataLimit);
   std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (lines.empty() && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a byte-order mark
+  for (size_t pos = bytes.starts_with("\xEF\xBB\xBF") ? 3 : 0; pos < bytes.size();) {  // a byte-order mark
+    size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    std::string line = bytes.substr(pos, end - pos);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(std::move(line));
+    pos = end + 1;
   }
-  if (in.bad()) throw input_error(path, 0, "cannot read");
   return lines;
 }
 
