@@ -114,7 +114,9 @@ int train_redirected(const TrainEntry& train, std::vector<std::string> args, int
     const std::string note = fmt::format("lava sweep: {}: cannot write (a write to it failed; is the disk full?): the "
                                          "run's output is incomplete\n", quote_input(*path));
     // Into the run's log as well, if that can still be written (it may be on the same full disk).
-    if (path == &out_path) [[maybe_unused]] const ssize_t n = ::write(err_fd, note.data(), note.size());
+    if (path == &out_path) {
+      [[maybe_unused]] const ssize_t n = ::write(err_fd, note.data(), note.size());
+    }
     std::fputs(note.c_str(), stderr);
     if (rc == 0) rc = 1;
   }
