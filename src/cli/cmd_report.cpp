@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/positional_args.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "report/run_table.hpp"
 
 namespace lava {
@@ -18,7 +19,9 @@ int cmd_report(int argc, char** argv) {
                  "--metrics. A figure M is the done line's key M, or else valid_M (lava train's done line, with the\n"
                  "best epoch's line beneath it): ppl, elbo, kl, kl_gap, nll, accuracy, entropy, ...; sd divides by\n"
                  "n - 1. A run that did not finish gets its own row with its state (failed, stopped, running or\n"
-                 "killed, not started) and its log's path.\n\n"
+                 "killed, not started) and its log's path. A run with a file that cannot be read is a row saying\n"
+                 "\"unreadable: FILE:LINE: what\", the same line goes to stderr, and the exit code is 1. A run reached\n"
+                 "twice (DIR given twice, DIR and DIR/RUN) counts once; two copies of one run are refused.\n\n"
                  "--format table prints a markdown table; json prints one object per row and csv a header and rows,\n"
                  "both with M (the mean), M_sd and n columns at full precision.");
   cl.options().add_options()                                                                                 //
@@ -41,6 +44,7 @@ int cmd_report(int argc, char** argv) {
   }
   std::vector<RunRecord> runs;
   for (const std::string& dir : find_run_dirs(a.positional)) runs.push_back(read_run_record(dir));
+  refuse_duplicate_runs(runs);
   const OutputFormat format = cl.common().format;
   const Table t = run_table(runs, o, format == OutputFormat::table);
   if (format == OutputFormat::table) {
@@ -49,11 +53,17 @@ int cmd_report(int argc, char** argv) {
   } else {
     t.print(stdout, format);
   }
-  size_t unfinished = 0;
-  for (const RunRecord& r : runs) unfinished += r.status.state != RunState::finished || !r.summary || r.nan;
+  size_t unfinished = 0, unreadable = 0;
+  for (const RunRecord& r : runs) {
+    unreadable += !r.unreadable.empty();
+    unfinished += r.unreadable.empty() && (r.status.state != RunState::finished || !r.summary || r.nan);
+  }
   if (unfinished)
     std::fprintf(stderr, "lava report: %zu of %zu runs did not finish (their rows say why)\n", unfinished, runs.size());
-  return 0;
+  // The table has every other run; each unreadable file is still an error, one line each, and the exit code says so.
+  for (const RunRecord& r : runs)
+    if (!r.unreadable.empty()) std::fprintf(stderr, "lava report: %s\n", one_line(r.unreadable).c_str());
+  return unreadable ? 1 : 0;
 }
 
 }  // namespace lava

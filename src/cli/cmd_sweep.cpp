@@ -12,8 +12,10 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "core/quote_input.hpp"
 #include "report/run_record.hpp"
 #include "sweep/gnu_parallel.hpp"
+#include "sweep/lifeline.hpp"
 #include "sweep/run_exec.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_plan.hpp"
@@ -36,8 +38,11 @@ const char* kSweepAbout =
     "  lava sweep slurm FILE          write an sbatch job array script (one task per run, requeue-safe)\n"
     "  lava sweep exec FILE --run ID  one run (what the three above run)";
 
-// One CommandLine per verb; `file` receives the sweep file (the one positional argument).
+// One CommandLine per verb; `file` receives the sweep file (the one positional argument). Every verb takes
+// --max-runs, as each of them expands the whole sweep.
 bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
+  cl.options().add_options()("max-runs", po::value<std::string>()->default_value(std::to_string(kDefaultMaxRuns)),
+                             "refuse a sweep of more runs than this (a guard against a grid typo)");
   SplitArgs a = split_positional(argc, argv);
   std::vector<char*> v = argv_of(a.options);
   if (!cl.parse(int(a.options.size()), v.data())) return false;
@@ -46,6 +51,8 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
   file = a.positional[0];
   return true;
 }
+
+int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
 SweepFile load(const std::string& path) {
   const std::string lava = self_executable();
@@ -57,9 +64,11 @@ SweepFile load(const std::string& path) {
   });
 }
 
-std::string exec_command(const std::string& lava, const SweepFile& f, const SweepRun& r, int threads) {
+// One shell command; a newline in a path stays inside its quotes (GNU parallel gets the commands NUL-separated).
+std::string exec_command(const std::string& lava, const SweepFile& f, const SweepRun& r, int threads, int64_t max_runs) {
   std::string c = shell_quote(lava) + " sweep exec " + shell_quote(f.path) + " --run " + r.id;
   if (threads > 0) c += " --threads " + std::to_string(threads);
+  if (max_runs != kDefaultMaxRuns) c += " --max-runs " + std::to_string(max_runs);
   return c;
 }
 
@@ -72,11 +81,17 @@ int sweep_plan(int argc, char** argv) {
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const SweepFile f = load(file);
-  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
   const std::string lava = self_executable();
   const int threads = cl.has("threads") ? cl.common().threads : 0;
+  auto command = [&](const SweepRun& r) { return exec_command(lava, f, r, threads, max_runs(cl)); };
   if (cl.common().format == OutputFormat::table) {
-    for (const SweepRun& r : runs) std::printf("%s\n", exec_command(lava, f, r, threads).c_str());
+    // One command a line: a quoted newline would split one, and whatever reads the lines would run its halves.
+    for (const std::string& path : {lava, f.path})
+      if (path.find('\n') != std::string::npos)
+        throw input_error(quote_input(path), 0, "a newline in this path cannot be printed as one command per line "
+                                                "(use --format json, or lava sweep run, or a path without one)");
+    for (const SweepRun& r : runs) std::printf("%s\n", command(r).c_str());
     return 0;
   }
   Table t;
@@ -87,7 +102,7 @@ int sweep_plan(int argc, char** argv) {
     std::vector<Cell> row{Cell(r.index), Cell(r.id), Cell(r.seed)};
     for (const auto& kv : r.grid) row.emplace_back(kv.second);
     row.emplace_back(r.dir);
-    row.emplace_back(exec_command(lava, f, r, threads));
+    row.emplace_back(command(r));
     t.add_row(std::move(row));
   }
   t.print(stdout, cl.common().format);
@@ -109,7 +124,7 @@ int sweep_run(int argc, char** argv) {
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const int jobs = int(cl.get_int("jobs", 1, 4096));
   const SweepFile f = load(file);
-  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
   const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
   const int threads = cl.has("threads") ? cl.common().threads : int(std::max(1L, cores / jobs));
   std::error_code ec;
@@ -124,7 +139,7 @@ int sweep_run(int argc, char** argv) {
       ++skipped;
       continue;
     }
-    commands.push_back(exec_command(lava, f, r, threads));
+    commands.push_back(exec_command(lava, f, r, threads, max_runs(cl)));
   }
   std::fprintf(stderr, "lava sweep run: %zu runs, %zu finished before, %zu to run, %d at a time, %d threads each\n",
                runs.size(), skipped, commands.size(), jobs, threads);
@@ -137,7 +152,7 @@ int sweep_run(int argc, char** argv) {
   for (const SweepRun& r : runs) ++count[read_run_status(r.dir).state];
   std::fprintf(stderr, "lava sweep run: %zu finished, %zu failed, %zu stopped, %zu not finished; lava report %s\n",
                count[RunState::finished], count[RunState::failed], count[RunState::stopped],
-               count[RunState::running] + count[RunState::not_started], f.out.c_str());
+               count[RunState::running] + count[RunState::not_started], quote_input(f.out).c_str());
   if (rc > 128 && rc < 128 + 64) return rc;  // stopped by a signal
   return count[RunState::finished] == runs.size() ? 0 : 1;
 }
@@ -168,20 +183,24 @@ int sweep_slurm(int argc, char** argv) {
                                     std::pair{"mem", &o.mem}, std::pair{"job-name", &o.job_name}}) {
     if (!cl.has(name)) continue;
     *field = cl.get_string(name);
-    if (field->empty() || field->find_first_of(" \t\n'\"\\$`") != std::string::npos)
-      cl.fail(std::string("--") + name + ": '" + *field + "' is empty or has spaces, quotes or $");
+    if (!sbatch_safe(*field))
+      cl.fail(std::string("--") + name + ": " + quote_input(*field) +
+              " is empty or has a space, a control character, a quote, a backslash, $, ` or %");
   }
   o.lava = cl.has("lava") ? std::filesystem::absolute(cl.get_string("lava")).string() : self_executable();
+  o.max_runs = max_runs(cl);
   const SweepFile f = load(file);
-  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::vector<SweepRun> runs = expand_sweep(f, o.max_runs);
+  // Written (and every value in it checked) before any directory is made.
+  const std::string text = slurm_array_script(f, runs, o);
   const std::string script = cl.has("script") ? cl.get_string("script") : (std::filesystem::path(f.out) / "sweep.sbatch").string();
   std::error_code ec;
   std::filesystem::create_directories(slurm_log_dir(f), ec);
   if (ec) throw input_error(slurm_log_dir(f), 0, "cannot create the log directory: " + ec.message());
   for (const SweepRun& r : runs) prepare_run_dir(f, r);
-  write_file_atomic(script, slurm_array_script(f, runs, o));
+  write_file_atomic(script, text);
   std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add, ec);
-  std::printf("wrote %s: %zu tasks; submit with: sbatch %s\n", script.c_str(), runs.size(), shell_quote(script).c_str());
+  std::printf("wrote %s: %zu tasks; submit it with sbatch\n", quote_input(script).c_str(), runs.size());
   return 0;
 }
 
@@ -196,7 +215,9 @@ int sweep_exec(int argc, char** argv) {
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const std::string id = cl.get_string("run");
   const SweepFile f = load(file);
-  const std::vector<SweepRun> runs = expand_sweep(f);
+  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
+  // Started by a lava sweep run: stop (saving) when it ends, and do not start when it has already ended.
+  if (!watch_lifeline()) throw InputError("the lava sweep run that started run " + id + " has ended: not starting it");
   ExecOptions o;
   o.threads = cl.has("threads") ? cl.common().threads : 0;
   return run_sweep_task(f, find_run(f, runs, id), o, [](std::vector<std::string> args) {

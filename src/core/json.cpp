@@ -86,7 +86,14 @@ class JsonParser {
       expect_literal("null");
     } else if (c == '-' || (c >= '0' && c <= '9')) {
       v.kind_ = JsonValue::Kind::number;
+      const size_t begin = pos_;
       v.num_ = parse_number();
+      // An integer literal keeps its exact value as well: a double rounds those past 2^53.
+      const std::string_view literal = text_.substr(begin, pos_ - begin);
+      if (literal.find_first_of(".eE") == std::string_view::npos) {
+        const auto [end, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), v.int_);
+        v.exact_int_ = ec == std::errc() && end == literal.data() + literal.size();
+      }
     } else if (text_.substr(pos_).starts_with("NaN") || text_.substr(pos_).starts_with("Infinity")) {
       fail("NaN and Infinity are not valid JSON (write null)");
     } else {
@@ -291,6 +298,7 @@ double JsonValue::number() const {
 }
 int64_t JsonValue::as_int() const {
   if (kind_ != Kind::number) type_error("an integer");
+  if (exact_int_) return int_;
   if (!(std::trunc(num_) == num_ && std::fabs(num_) <= kMaxExactInt))
     throw input_error(file(), line_, fmt::format("{}: expected an integer, got {}", what_it_is(), num_));
   return static_cast<int64_t>(num_);

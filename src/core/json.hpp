@@ -22,9 +22,11 @@ class JsonValue {
   JsonValue() = default;  // null
   explicit JsonValue(bool b) : kind_(Kind::boolean), bool_(b) {}
   explicit JsonValue(double x) : kind_(Kind::number), num_(x) {}
+  // The double is exact up to 2^53; as_int() and the writer keep every int64 exact.
+  explicit JsonValue(int64_t x) : kind_(Kind::number), num_(static_cast<double>(x)), exact_int_(true), int_(x) {}
   template <class T>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  explicit JsonValue(T x) : JsonValue(static_cast<double>(x)) {}  // exact up to 2^53
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>) && (!std::is_same_v<T, int64_t>)
+  explicit JsonValue(T x) : JsonValue(std::in_range<int64_t>(x) ? JsonValue(static_cast<int64_t>(x)) : JsonValue(double(x))) {}
   explicit JsonValue(std::string s) : kind_(Kind::string), str_(std::move(s)) {}
   explicit JsonValue(const char* s) : JsonValue(std::string(s)) {}
   explicit JsonValue(Array a) : kind_(Kind::array), arr_(std::move(a)) {}
@@ -42,7 +44,11 @@ class JsonValue {
   // Checked accessors: the wrong kind throws InputError "FILE:LINE: key "k": expected a number, got a string".
   bool boolean() const;
   double number() const;
-  int64_t as_int() const;  // number that is integral and within +-2^53 (exact in a double)
+  // An integer written without fraction or exponent and within int64 reads back exactly (a seed of 2^63 - 1 too);
+  // any other number must be integral and within +-2^53 (exact in a double).
+  int64_t as_int() const;
+  // The exact integer when the number was one (see as_int), for writers that must not round it through a double.
+  const int64_t* exact_int() const { return exact_int_ ? &int_ : nullptr; }
   const std::string& str() const;
   const Array& items() const;
   const Object& members() const;
@@ -72,6 +78,8 @@ class JsonValue {
   Kind kind_ = Kind::null;
   bool bool_ = false;
   double num_ = 0.0;
+  bool exact_int_ = false;  // int_ holds the number exactly (num_ may be its rounding)
+  int64_t int_ = 0;
   std::string str_;
   Array arr_;
   Object obj_;

@@ -57,7 +57,10 @@ void append_value(std::string& out, const JsonValue& v) {
   switch (v.kind()) {
     case JsonValue::Kind::null: out += "null"; break;
     case JsonValue::Kind::boolean: out += v.boolean() ? "true" : "false"; break;
-    case JsonValue::Kind::number: append_json_number(out, v.number()); break;
+    case JsonValue::Kind::number:
+      if (const int64_t* i = v.exact_int()) out += std::to_string(*i);
+      else append_json_number(out, v.number());
+      break;
     case JsonValue::Kind::string: append_json_string(out, v.str()); break;
     case JsonValue::Kind::array: {
       out += '[';

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json_lines.hpp"
+#include "core/quote_input.hpp"
 #include "core/read_file.hpp"
 
 namespace lava {
@@ -89,26 +94,39 @@ void read_summary(const std::string& path, RunRecord& r) {
 RunRecord read_run_record(const std::string& run_dir) {
   RunRecord r;
   r.dir = run_dir;
-  const std::string info_path = path_in(run_dir, kRunInfoFile);
-  const JsonValue info = parse_json(read_file(info_path, kSettingsLimit), info_path);
-  r.id = info.at("id").str();
-  r.index = info.at("index").as_int();
-  r.sweep = info.at("sweep").str();
-  r.task = info.at("task").str();
-  r.seed = info.at("seed").as_int();
-  for (const auto& [k, v] : info.at("grid").members()) r.grid.emplace_back(k, v.str());
-  r.status = read_run_status(run_dir);
-  read_summary(path_in(run_dir, kRunMetricsFile), r);
+  try {
+    // Into a copy first: a run.json that fails halfway leaves no half of its fields behind.
+    RunRecord info = r;
+    const std::string info_path = path_in(run_dir, kRunInfoFile);
+    const JsonValue j = parse_json(read_file(info_path, kSettingsLimit), info_path);
+    info.id = j.at("id").str();
+    info.index = j.at("index").as_int();
+    info.sweep = j.at("sweep").str();
+    info.task = j.at("task").str();
+    info.seed = j.at("seed").as_int();
+    for (const auto& [k, v] : j.at("grid").members()) info.grid.emplace_back(k, v.str());
+    r = std::move(info);
+    r.status = read_run_status(run_dir);
+    read_summary(path_in(run_dir, kRunMetricsFile), r);
+  } catch (const InputError& e) {
+    r.unreadable = e.what();
+  }
   return r;
 }
 
 std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs) {
   std::vector<std::string> out;
+  std::set<std::string> seen;  // real paths
+  auto add = [&](const std::string& dir) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(dir, ec);
+    if (seen.insert(ec ? dir : real.string()).second) out.push_back(dir);
+  };
   for (const std::string& d : dirs) {
     std::error_code ec;
     if (!fs::is_directory(d, ec)) throw input_error(d, 0, "not a directory");
     if (fs::exists(path_in(d, kRunInfoFile))) {
-      out.push_back(d);
+      add(d);
       continue;
     }
     std::vector<std::string> runs;
@@ -117,9 +135,20 @@ std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs) {
     if (ec) throw input_error(d, 0, "cannot list: " + ec.message());
     if (runs.empty()) throw input_error(d, 0, std::string("no runs here (no ") + kRunInfoFile + " in it or its subdirectories)");
     std::sort(runs.begin(), runs.end());
-    out.insert(out.end(), runs.begin(), runs.end());
+    for (const std::string& r : runs) add(r);
   }
   return out;
+}
+
+void refuse_duplicate_runs(const std::vector<RunRecord>& runs) {
+  std::map<std::pair<std::string, std::string>, const RunRecord*> first;  // (sweep, id) -> its first run
+  for (const RunRecord& r : runs) {
+    if (r.id.empty()) continue;  // run.json unreadable: nothing to compare
+    const auto [it, fresh] = first.emplace(std::pair{r.sweep, r.id}, &r);
+    if (!fresh)
+      throw InputError(fmt::format("{} and {} hold the same run ({} of {}), a copy of one another: report one of them",
+                                   quote_input(it->second->dir), quote_input(r.dir), r.id, quote_input(r.sweep)));
+  }
 }
 
 }  // namespace lava

@@ -52,13 +52,22 @@ struct RunRecord {
   // (the done line wins a key both have); nullopt when the run never printed a done line.
   std::optional<JsonValue> summary;
   bool nan = false;  // the done line says training stopped on a NaN
+  // The InputError of the first file that could not be read ("FILE:LINE: what"), empty when all could. A run with
+  // an unreadable run.json has no id, sweep, seed or grid.
+  std::string unreadable;
 };
 
-// Reads RUN/run.json, RUN/status.json and RUN/metrics.jsonl. Throws InputError naming the file for a malformed one.
+// Reads RUN/run.json, RUN/status.json and RUN/metrics.jsonl. A malformed one does not throw: its InputError goes
+// into `unreadable`, so that one bad file costs its own run's row, not the whole report.
 RunRecord read_run_record(const std::string& run_dir);
 
 // The run directories under each DIR: DIR itself when it holds run.json, otherwise its subdirectories that do
-// (sorted by name). A DIR with neither throws InputError.
+// (sorted by name). A DIR with neither throws InputError. A directory reached twice (DIR given twice, or DIR and
+// DIR/RUN, or through a symlink) is listed once, where it was first reached.
 std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs);
+
+// Throws InputError naming both directories when two runs are the same run of the same sweep (a copied run
+// directory): counting both would count one result twice.
+void refuse_duplicate_runs(const std::vector<RunRecord>& runs);
 
 }  // namespace lava

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 
 namespace lava {
 
@@ -18,7 +19,7 @@ std::string seed_ranges(std::vector<int64_t> seeds) {
   std::string out;
   for (size_t i = 0; i < seeds.size();) {
     size_t j = i;
-    while (j + 1 < seeds.size() && seeds[j + 1] == seeds[j] + 1) ++j;
+    while (j + 1 < seeds.size() && seeds[j] < std::numeric_limits<int64_t>::max() && seeds[j + 1] == seeds[j] + 1) ++j;
     if (!out.empty()) out += ',';
     out += j == i ? std::to_string(seeds[i]) : fmt::format("{}-{}", seeds[i], seeds[j]);
     i = j + 1;
@@ -36,10 +37,13 @@ std::optional<double> figure(const RunRecord& r, const std::string& name) {
   return std::nullopt;
 }
 
-bool finished_ok(const RunRecord& r) { return r.status.state == RunState::finished && r.summary && !r.nan; }
+bool finished_ok(const RunRecord& r) {
+  return r.unreadable.empty() && r.status.state == RunState::finished && r.summary && !r.nan;
+}
 
 // Why a run is not in its group's figures.
 std::string unfinished_state(const RunRecord& r) {
+  if (!r.unreadable.empty()) return "unreadable: " + one_line(r.unreadable);
   switch (r.status.state) {
     case RunState::finished: return r.nan ? "failed (NaN)" : "failed (no done line)";
     case RunState::failed: return r.nan ? "failed (NaN)" : fmt::format("failed (exit {})", r.status.exit_code);
@@ -83,13 +87,16 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
   std::vector<const RunRecord*> runs;
   for (const RunRecord& r : in) runs.push_back(&r);
   std::stable_sort(runs.begin(), runs.end(), [](const RunRecord* a, const RunRecord* b) {
+    // Runs whose run.json is unreadable (no sweep) last.
+    if (a->sweep.empty() != b->sweep.empty()) return b->sweep.empty();
     return a->sweep != b->sweep ? a->sweep < b->sweep : a->index < b->index;
   });
   std::vector<std::string> keys, sweeps;
   for (const RunRecord* r : runs) {
     for (const auto& [k, v] : r->grid)
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-    if (std::find(sweeps.begin(), sweeps.end(), r->sweep) == sweeps.end()) sweeps.push_back(r->sweep);
+    // A run whose run.json is unreadable has no sweep: it is no extra sweep of the table.
+    if (!r->sweep.empty() && std::find(sweeps.begin(), sweeps.end(), r->sweep) == sweeps.end()) sweeps.push_back(r->sweep);
   }
   // A figure no finished run reports is a typo, not a blank column.
   bool any_ok = false;
@@ -143,7 +150,7 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
   const std::string g_spec = fmt::format("{{:.{}g}}", o.digits);
   for (const Group& g : groups) {
     auto lead = [&](std::vector<Cell>& row) {
-      if (several_sweeps) row.emplace_back(std::filesystem::path(g.sweep).filename().string());
+      if (several_sweeps) row.emplace_back(g.sweep.empty() ? "-" : std::filesystem::path(g.sweep).filename().string());
       for (const std::string& v : g.values) row.emplace_back(v);
     };
     std::vector<const RunRecord*> ok, other;
@@ -177,7 +184,7 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
     for (const RunRecord* r : other) {
       std::vector<Cell> row;
       lead(row);
-      row.emplace_back(std::to_string(r->seed));
+      row.emplace_back(r->id.empty() ? "-" : std::to_string(r->seed));
       if (!human) row.emplace_back(0.0);
       for (size_t m = 0; m < o.metrics.size(); ++m) {
         if (human) {

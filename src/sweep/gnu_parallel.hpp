@@ -3,8 +3,14 @@
 //
 // parallel and its jobs get a process group of their own, so Ctrl-C reaches only this process, which then sends
 // one SIGTERM to the whole group: parallel starts no new job, and every running `lava sweep exec` saves its resume
-// state and stops (a second signal would make lava train stop without saving). The next `lava sweep run` resumes
-// those runs. --termseq gives the jobs a minute before parallel itself would kill them.
+// state and stops (a second signal would make lava train stop without saving). SIGHUP (the terminal closed) is
+// taken the same way. The next `lava sweep run` resumes those runs. --termseq gives the jobs a minute before
+// parallel itself would kill them.
+//
+// When this process dies without a chance to forward anything (SIGKILL), parallel gets SIGHUP from the kernel
+// (its parent-death signal) and starts no further job, and each running `lava sweep exec` sees its lifeline close
+// (sweep/lifeline.hpp) and stops with its resume state saved. The commands go to parallel NUL-separated (--null),
+// so a newline inside a quoted path cannot split one.
 #include <string>
 #include <vector>
 

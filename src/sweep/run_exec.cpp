@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "report/run_record.hpp"
 
 namespace lava {
@@ -29,6 +30,13 @@ std::string describe(const SweepRun& r) {
   std::string s;
   for (const auto& [k, v] : r.grid) s += k + "=" + v + " ";
   return s + "seed=" + std::to_string(r.seed);
+}
+
+// One note about run `r` on stdout (the scheduler's log): "run ID (grid values): what", kept to one line whatever
+// its paths and values hold.
+void say(const SweepRun& r, const std::string& what) {
+  std::printf("%s\n", one_line(fmt::format("run {} ({}): {}", r.id, describe(r), what)).c_str());
+  std::fflush(stdout);
 }
 
 std::string host_name() {
@@ -55,7 +63,8 @@ int open_append(const std::string& path) {
 // a line of its own (lava report then names the broken one instead of a merged one).
 void end_last_line(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0) return;
+  // Only a regular file has a last line to end (and a device such as /dev/zero would be read without end).
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) == 0) return;
   const std::string text = read_file(path);
   if (text.back() != '\n') {
     const int fd = open_append(path);
@@ -66,8 +75,10 @@ void end_last_line(const std::string& path) {
 }
 
 // Runs `train` with stdout and stderr sent to the two files, and turns whatever it throws into main()'s message
-// and exit code (lava train's own rules: 2 for a usage error, 1 otherwise).
-int train_redirected(const TrainEntry& train, std::vector<std::string> args, int out_fd, int err_fd) {
+// and exit code (lava train's own rules: 2 for a usage error, 1 otherwise). A write to either file that failed (a
+// full disk) makes a finished run a failed one, exit 1: its figures or its log are incomplete.
+int train_redirected(const TrainEntry& train, std::vector<std::string> args, int out_fd, int err_fd,
+                     const std::string& out_path, const std::string& err_path) {
   std::fflush(stdout);
   std::fflush(stderr);
   const int saved_out = ::dup(1), saved_err = ::dup(2);
@@ -88,10 +99,27 @@ int train_redirected(const TrainEntry& train, std::vector<std::string> args, int
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  // A failed write leaves its stream's error flag set. The flag is read here, while the streams still go to the
+  // run's files, and cleared: left set, main() would blame the terminal's standard output for the run's file.
+  const bool out_lost = std::ferror(stdout) || (::fsync(out_fd) != 0 && errno != EINVAL && errno != EROFS);
+  const bool err_lost = std::ferror(stderr) || (::fsync(err_fd) != 0 && errno != EINVAL && errno != EROFS);
+  std::clearerr(stdout);
+  std::clearerr(stderr);
   ::dup2(saved_out, 1);
   ::dup2(saved_err, 2);
   ::close(saved_out);
   ::close(saved_err);
+  for (const auto& [lost, path] : {std::pair{out_lost, &out_path}, std::pair{err_lost, &err_path}}) {
+    if (!lost) continue;
+    const std::string note = fmt::format("lava sweep: {}: cannot write (a write to it failed; is the disk full?): the "
+                                         "run's output is incomplete\n", quote_input(*path));
+    // Into the run's log as well, if that can still be written (it may be on the same full disk).
+    if (path == &out_path) {
+      [[maybe_unused]] const ssize_t n = ::write(err_fd, note.data(), note.size());
+    }
+    std::fputs(note.c_str(), stderr);
+    if (rc == 0) rc = 1;
+  }
   return rc;
 }
 
@@ -103,8 +131,11 @@ void prepare_run_dir(const SweepFile& f, const SweepRun& r) {
   if (ec) throw input_error(r.dir, 0, "cannot create the run directory: " + ec.message());
   const std::string config_path = in_run(r, kRunConfigFile), config = run_config_text(r);
   if (fs::exists(config_path)) {
-    if (read_file(config_path) != config)
-      throw input_error(config_path, 0, "holds other options than run " + r.id + " of " + f.path + ": move it away");
+    const std::string old_config = read_file(config_path);
+    if (run_config_identity(old_config) != run_config_identity(config))
+      throw input_error(config_path, 0, "holds other options than run " + r.id + " of " + quote_input(f.path) + ": move it away");
+    // Only options that change no result differ (threads edited in the sweep file): the next session uses them.
+    if (old_config != config) write_file_atomic(config_path, config);
   } else {
     write_file_atomic(config_path, config);
   }
@@ -123,8 +154,7 @@ std::vector<std::string> train_arguments(const SweepFile& f, const SweepRun& r, 
 int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, const TrainEntry& train) {
   RunStatus status = read_run_status(r.dir);
   if (status.state == RunState::finished) {
-    std::printf("run %s (%s): finished, skipped\n", r.id.c_str(), describe(r).c_str());
-    std::fflush(stdout);
+    say(r, "finished, skipped");
     return 0;
   }
   prepare_run_dir(f, r);
@@ -137,8 +167,7 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
     throw input_error(lock_path, 0, "run " + r.id + " is running in another process (which holds this lock)");
   status = read_run_status(r.dir);  // as the session before left it, now that no other can change it
   if (status.state == RunState::finished) {
-    std::printf("run %s (%s): finished, skipped\n", r.id.c_str(), describe(r).c_str());
-    std::fflush(stdout);
+    say(r, "finished, skipped");
     ::close(lock_fd);
     return 0;
   }
@@ -162,11 +191,11 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
                            status.sessions, where, resume_state)
              : fmt::format("lava sweep: run {} ({}) session {} on {}: starting\n", r.id, describe(r), status.sessions, where);
   if (::write(err_fd, start_note.data(), start_note.size()) < 0) throw input_error(log, 0, "cannot write");
-  std::fputs(start_note.c_str(), stderr);
+  std::fprintf(stderr, "%s\n", one_line(start_note.substr(0, start_note.size() - 1)).c_str());
 
   const fs::path cwd = fs::current_path();
   fs::current_path(f.dir);  // the sweep's relative paths (data = ...) are relative to its file
-  const int rc = train_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd);
+  const int rc = train_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd, metrics, log);
   fs::current_path(cwd);
   ::close(out_fd);
   ::close(err_fd);
@@ -183,13 +212,11 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
   write_run_status(r.dir, status);
   ::close(lock_fd);
   if (status.state == RunState::finished)
-    std::printf("run %s (%s): finished\n", r.id.c_str(), describe(r).c_str());
+    say(r, "finished");
   else if (status.state == RunState::stopped)
-    std::printf("run %s (%s): stopped by %s, resume state saved; run it again to continue\n", r.id.c_str(),
-                describe(r).c_str(), status.signal.c_str());
+    say(r, "stopped by " + status.signal + ", resume state saved; run it again to continue");
   else
-    std::printf("run %s (%s): failed (exit %d), see %s\n", r.id.c_str(), describe(r).c_str(), rc, log.c_str());
-  std::fflush(stdout);
+    say(r, fmt::format("failed (exit {}), see {}", rc, quote_input(log)));
   return rc;
 }
 

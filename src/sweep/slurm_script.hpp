@@ -29,8 +29,17 @@ struct SlurmOptions {
   std::string mem;        // per task, e.g. 4G; empty: the cluster's default
   int max_running = 0;    // > 0: at most this many tasks at once (--array=...%N)
   std::string lava;       // the lava binary the tasks run (absolute)
+  int64_t max_runs = kDefaultMaxRuns;  // passed on to sweep exec when not the default
 };
 
+// Whether `value` can be written into an #SBATCH line as it is: not empty, and no whitespace, control character,
+// quote, backslash, $ or ` (sbatch parses those lines without a shell, so nothing there can be quoted), and no %
+// unless percent_allowed (a file name pattern, where the writer doubles it).
+bool sbatch_safe(const std::string& value, bool percent_allowed = false);
+
+// Every value in an #SBATCH line is checked with sbatch_safe, except that --output's directory may hold '%', which is
+// written %% there; a value that fails throws InputError naming it. Paths on the exec line are shell-quoted, and
+// the comment's path is escaped (quote_input).
 std::string slurm_array_script(const SweepFile& f, const std::vector<SweepRun>& runs, const SlurmOptions& o);
 
 // OUT/slurm: where the script sends the tasks' logs (sbatch does not create it).

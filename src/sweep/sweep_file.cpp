@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
+#include "core/quote_input.hpp"
 #include "core/read_file.hpp"
 
 namespace lava {
@@ -43,7 +44,7 @@ int64_t parse_seed(std::string_view s) {
   int64_t x = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
   if (ec != std::errc() || end != s.data() + s.size() || x < 0)
-    throw std::invalid_argument(fmt::format("'{}' is not a seed (a whole number >= 0)", s));
+    throw std::invalid_argument(fmt::format("{} is not a seed (a whole number >= 0)", quote_input(s)));
   return x;
 }
 
@@ -61,20 +62,24 @@ std::vector<std::string> split_list(const std::string& value) {
 
 }  // namespace
 
+bool option_changes_results(const std::string& key) { return key != "threads" && key != "logits-cache-mb"; }
+
 std::vector<int64_t> parse_seed_list(const std::string& text) {
   std::vector<int64_t> seeds;
   if (trim(text).empty()) throw std::invalid_argument("no seeds");
   for (const std::string& part : split_list(text)) {
     if (part.empty()) throw std::invalid_argument("an empty entry in the seed list");
-    const size_t dash = part.find('-');
+    // From 1: a leading '-' is a sign (and "-1" is refused as negative), not a range's dash.
+    const size_t dash = part.find('-', 1);
     if (dash == std::string::npos) {
       seeds.push_back(parse_seed(part));
       continue;
     }
     const int64_t lo = parse_seed(trim(part.substr(0, dash))), hi = parse_seed(trim(part.substr(dash + 1)));
-    if (hi < lo) throw std::invalid_argument(fmt::format("'{}' is an empty range", part));
-    if (hi - lo >= 100000) throw std::invalid_argument(fmt::format("'{}' has more than 100000 seeds", part));
-    for (int64_t s = lo; s <= hi; ++s) seeds.push_back(s);
+    if (hi < lo) throw std::invalid_argument(fmt::format("{} is an empty range", quote_input(part)));
+    if (hi - lo >= 100000) throw std::invalid_argument(fmt::format("{} has more than 100000 seeds", quote_input(part)));
+    // Counted, not compared: `s <= hi` holds for every int64 when hi is its largest value.
+    for (int64_t k = 0; k <= hi - lo; ++k) seeds.push_back(lo + k);
   }
   std::vector<int64_t> sorted = seeds;
   std::sort(sorted.begin(), sorted.end());
@@ -92,10 +97,11 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
   long line_no = 0, task_line = 0;
   auto claim = [&](const std::string& name, long line) {
     if (auto it = first_line.find(name); it != first_line.end())
-      throw input_error(path, line, fmt::format("duplicate key \"{}\" (first set at line {})", name, it->second));
+      throw input_error(path, line, fmt::format("duplicate key {} (first set at line {})", quote_input(name, '"'), it->second));
     first_line[name] = line;
   };
-  size_t start = 0;
+  // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first key.
+  size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -114,13 +120,16 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
       const std::string name = key.substr(5);
       if (name.empty()) throw input_error(path, line_no, "grid. needs an option name, e.g. grid.lr = 1e-3, 3e-3");
       if (name == "task" || name == "seeds" || name == "out")
-        throw input_error(path, line_no, fmt::format("\"{}\" cannot be a grid key", name));
-      if (value.empty()) throw input_error(path, line_no, fmt::format("empty grid \"{}\": list its values, a, b, c", key));
+        throw input_error(path, line_no, fmt::format("{} cannot be a grid key", quote_input(name, '"')));
+      if (!option_changes_results(name))
+        throw input_error(path, line_no, fmt::format("{} cannot be a grid key: results do not depend on it, so its values "
+                                                     "would all be one run (set it once, {} = N)", quote_input(name, '"'), name));
+      if (value.empty()) throw input_error(path, line_no, fmt::format("empty grid {}: list its values, a, b, c", quote_input(key, '"')));
       SweepGrid g{name, split_list(value), line_no};
       for (size_t i = 0; i < g.values.size(); ++i) {
-        if (g.values[i].empty()) throw input_error(path, line_no, fmt::format("grid \"{}\" has an empty value", key));
+        if (g.values[i].empty()) throw input_error(path, line_no, fmt::format("grid {} has an empty value", quote_input(key, '"')));
         if (std::find(g.values.begin(), g.values.begin() + long(i), g.values[i]) != g.values.begin() + long(i))
-          throw input_error(path, line_no, fmt::format("grid \"{}\" lists \"{}\" twice", key, g.values[i]));
+          throw input_error(path, line_no, fmt::format("grid {} lists {} twice", quote_input(key, '"'), quote_input(g.values[i], '"')));
       }
       claim(name, line_no);
       f.grid.push_back(std::move(g));
@@ -140,19 +149,19 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
       f.task = value;
       task_line = line_no;
     } else {
-      if (value.empty()) throw input_error(path, line_no, fmt::format("\"{}\" has no value", key));
+      if (value.empty()) throw input_error(path, line_no, fmt::format("{} has no value", quote_input(key, '"')));
       f.fixed.push_back({key, value, line_no});
     }
   }
   if (f.task != "nmt" && f.task != "vqa" && f.task != "seqvae")
-    throw input_error(path, task_line, fmt::format("task \"{}\" is not one of nmt, vqa, seqvae", f.task));
+    throw input_error(path, task_line, fmt::format("task {} is not one of nmt, vqa, seqvae", quote_input(f.task, '"')));
   // Every option must be one lava train --task TASK knows, and not one the sweep sets itself.
   const std::set<std::string> known = options(f.task);
   auto check_option = [&](const std::string& name, long line) {
     if (auto it = options_set_by_sweep().find(name); it != options_set_by_sweep().end())
-      throw input_error(path, line, fmt::format("\"{}\" is set by the sweep for each run ({})", name, it->second));
+      throw input_error(path, line, fmt::format("{} is set by the sweep for each run ({})", quote_input(name, '"'), it->second));
     if (!known.count(name))
-      throw input_error(path, line, fmt::format("unknown option \"{}\" for lava train --task {}", name, f.task));
+      throw input_error(path, line, fmt::format("unknown option {} for lava train --task {}", quote_input(name, '"'), f.task));
   };
   for (const SweepOption& o : f.fixed) check_option(o.key, o.line);
   for (const SweepGrid& g : f.grid) check_option(g.key, g.line);

@@ -14,7 +14,8 @@
 // runs train there. A '#' starts a comment anywhere on a line, ';' at its start. Every problem is an InputError
 // "FILE:LINE: what": a line that is not key = value, an unknown option, an option the sweep sets itself (save,
 // resume, seed, ...), a duplicate key (also `grid.K` beside a fixed K), an empty grid or an empty or repeated value
-// in one, and bad seeds.
+// in one, a grid over an option results do not depend on (threads), and bad seeds. A leading UTF-8 byte-order mark
+// is skipped.
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -51,6 +52,10 @@ using TrainOptionNames = std::function<std::set<std::string>(const std::string& 
 SweepFile parse_sweep_file(const std::string& path, const std::string& text, const TrainOptionNames& options);
 // Reads and parses the file at `path`.
 SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options);
+
+// False for the options that change how fast a run trains but not its results (threads, logits-cache-mb): they are
+// no part of a run's id or of what its config.ini must repeat, and cannot be grid keys.
+bool option_changes_results(const std::string& key);
 
 // "1-3,7" -> {1, 2, 3, 7}; throws std::invalid_argument with the reason (the caller adds file and line).
 std::vector<int64_t> parse_seed_list(const std::string& text);

@@ -10,16 +10,10 @@
 
 namespace lava {
 
-namespace {
-
-bool changes_results(const std::string& key) { return key != "threads" && key != "logits-cache-mb"; }
-
-}  // namespace
-
 std::string run_id(const std::vector<std::pair<std::string, std::string>>& options) {
   std::vector<std::string> lines;
   for (const auto& [k, v] : options)
-    if (changes_results(k)) lines.push_back(k + "=" + v + "\n");
+    if (option_changes_results(k)) lines.push_back(k + "=" + v + "\n");
   std::sort(lines.begin(), lines.end());
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64: h = (h ^ byte) * 0x100000001b3
   for (const std::string& l : lines)
@@ -27,9 +21,26 @@ std::string run_id(const std::vector<std::pair<std::string, std::string>>& optio
   return fmt::format("{:016x}", h);
 }
 
-std::vector<SweepRun> expand_sweep(const SweepFile& f) {
-  size_t n = f.seeds.size();
-  for (const SweepGrid& g : f.grid) n *= g.values.size();
+int64_t sweep_run_count(const SweepFile& f, int64_t max_runs) {
+  std::string factors;
+  for (const SweepGrid& g : f.grid) factors += fmt::format("{} {} x ", g.values.size(), g.key);
+  factors += fmt::format("{} seeds", f.seeds.size());
+  // Each factor is checked against the limit before it multiplies (n * k > max_runs exactly when k > max_runs / n),
+  // so no product past the limit is ever formed and none can overflow.
+  int64_t n = int64_t(f.seeds.size());
+  bool over = n > max_runs;
+  for (size_t g = 0; g < f.grid.size() && !over; ++g) {
+    const int64_t k = int64_t(f.grid[g].values.size());
+    over = k > max_runs / n;
+    if (!over) n *= k;
+  }
+  if (over)
+    throw input_error(f.path, 0, fmt::format("{} make more than {} runs; --max-runs N allows more", factors, max_runs));
+  return n;
+}
+
+std::vector<SweepRun> expand_sweep(const SweepFile& f, int64_t max_runs) {
+  const size_t n = size_t(sweep_run_count(f, max_runs));
   std::vector<SweepRun> runs;
   runs.reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -61,6 +72,19 @@ std::vector<SweepRun> expand_sweep(const SweepFile& f) {
 std::string run_config_text(const SweepRun& r) {
   std::string out;
   for (const auto& [k, v] : r.options) out += k + " = " + v + "\n";
+  return out;
+}
+
+std::string run_config_identity(const std::string& config_text) {
+  std::string out;
+  for (size_t start = 0; start < config_text.size();) {
+    size_t end = config_text.find('\n', start);
+    end = end == std::string::npos ? config_text.size() : end + 1;
+    const std::string_view line(config_text.data() + start, end - start);
+    start = end;
+    const size_t eq = line.find(" = ");
+    if (eq == std::string_view::npos || option_changes_results(std::string(line.substr(0, eq)))) out += line;
+  }
   return out;
 }
 

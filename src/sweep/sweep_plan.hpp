@@ -22,13 +22,23 @@ struct SweepRun {
   std::vector<std::pair<std::string, std::string>> options;  // every option of the run, seed last
 };
 
-std::vector<SweepRun> expand_sweep(const SweepFile& f);
+// Planning more runs than this takes an explicit --max-runs: a typo in a grid must not create a million run
+// directories before anything trains.
+inline constexpr int64_t kDefaultMaxRuns = 10000;
+
+// How many runs the sweep expands into (grid sizes times seeds). Throws InputError naming the sweep file, its grid
+// sizes and the limit when that is more than max_runs (however large the product: it is never computed past it).
+int64_t sweep_run_count(const SweepFile& f, int64_t max_runs);
+std::vector<SweepRun> expand_sweep(const SweepFile& f, int64_t max_runs = kDefaultMaxRuns);
 
 // FNV-1a 64 of the sorted "key=value\n" lines, as 16 lowercase hex digits.
 std::string run_id(const std::vector<std::pair<std::string, std::string>>& options);
 
 // The run's config.ini: "key = value" lines, in the run's option order.
 std::string run_config_text(const SweepRun& r);
+// The lines of a config.ini that its run's results depend on: without threads and the other options that only
+// change speed, so that an edit of those is no other run (every other line is kept, in order).
+std::string run_config_identity(const std::string& config_text);
 // The run's run.json (report/run_record.hpp): id, index, sweep file, task, seed, grid.
 std::string run_info_json(const SweepFile& f, const SweepRun& r);
 
