@@ -9,11 +9,10 @@
 #include <filesystem>
 
 #include "cli_runner.hpp"
+#include "skip_unless.hpp"
 #include "temp_dir.hpp"
 
 namespace {
-
-bool have_gnu_parallel() { return std::system("parallel --version >/dev/null 2>&1") == 0; }
 
 // 200 pairs, 13 batches an epoch, 12 epochs: long enough to be stopped in the middle, short under the sanitizers.
 // Two seeds of one grid point: the row's mean ± sd goes through the whole pipeline.
@@ -31,11 +30,8 @@ int count(const std::string& s, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped run to the same table, show failures") {
-  if (!have_gnu_parallel()) {
-    MESSAGE("GNU parallel is not installed (make deps installs it): skipped");
-    return;
-  }
+TEST_CASE("cli: lava sweep run (GNU parallel): finish, skip, resume a stopped run to the same table, show failures" *
+          skip_unless_program("parallel")) {
   TempDir d("sweep_parallel");
   REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 200 --valid 20 --test 10 --vocab 40 -q").code == 0);
   write_text(d.file("a.ini"), sweep_text("a", 12));

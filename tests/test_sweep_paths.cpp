@@ -12,13 +12,12 @@
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "skip_unless.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool have_gnu_parallel() { return std::system("parallel --version >/dev/null 2>&1") == 0; }
 
 // `s` in single quotes for sh (a newline inside them is kept).
 std::string sq(const std::string& s) {
@@ -55,11 +54,8 @@ std::vector<pid_t> processes_mentioning(const std::string& needle) {
 
 }  // namespace
 
-TEST_CASE("cli: sweep paths with shell syntax through GNU parallel run the runs and nothing else") {
-  if (!have_gnu_parallel()) {
-    MESSAGE("GNU parallel is not installed: skipped");
-    return;
-  }
+TEST_CASE("cli: sweep paths with shell syntax through GNU parallel run the runs and nothing else" *
+          skip_unless_program("parallel")) {
   TempDir d("sweep_paths_parallel");
   REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 40 --valid 8 --test 4 --vocab 20 -q").code == 0);
   const std::string dir = d.file("exp\necho INJECTED >&2; touch INJECTED;#100%_{}");
@@ -123,8 +119,8 @@ TEST_CASE("cli: the Slurm script of such a sweep, run by bash, trains the run an
   CHECK(lines_of(report.out)[1].starts_with("1-2,2,"));
 }
 
-TEST_CASE("cli: lava sweep run killed by SIGKILL or SIGHUP leaves no process and starts no further run") {
-  if (!have_gnu_parallel()) return;
+TEST_CASE("cli: lava sweep run killed by SIGKILL or SIGHUP leaves no process and starts no further run" *
+          skip_unless_program("parallel")) {
   TempDir d("sweep_paths_kill");
   REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 200 --valid 20 --test 10 --vocab 40 -q").code == 0);
   for (int sig : {SIGKILL, SIGHUP}) {
