@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 #include "families_tiny.hpp"
 
 namespace families_test {
@@ -83,7 +83,8 @@ inline std::unique_ptr<Tiny> tiny_for(const SampledCase& sc, int eval_samples, u
   VariantConfig cfg = sc.cfg;
   cfg.eval_samples = eval_samples;
   auto t = std::make_unique<Tiny>(sc.v, cfg, seed);
-  if (sc.v == parse_attn_variant("bam-weibull", "nmt") || sc.v == parse_attn_variant("bam-lognormal", "nmt")) {  // p and π nearer uniform
+  if (sc.v == parse_attn_variant("bam-weibull", "nmt") ||
+      sc.v == parse_attn_variant("bam-lognormal", "nmt")) {  // p and π nearer uniform
     for (int k = 0; k < Tiny::N * Tiny::S; ++k)
       if (t->ps.val(t->scores)[k] != kMaskedLogit) t->ps.val(t->scores)[k] *= 0.5f;
     if (sc.cfg.bam_prior == "contextual")
@@ -113,7 +114,8 @@ struct Latent {
     const VariantConfig& cfg = t.cfg;
     k = cfg.k_weibull, beta = cfg.beta_gamma, sq = cfg.sigma_q, sp = cfg.sigma_p;
     p = t.softmax_row(t.scores, n), mu = t.context(n, p), m = Vec(Tiny::Hd, 0.0), sigma = Vec(Tiny::Hd);
-    if ((v == parse_attn_variant("bam-weibull", "nmt") || v == parse_attn_variant("bam-lognormal", "nmt")) && cfg.bam_prior == "contextual")
+    if ((v == parse_attn_variant("bam-weibull", "nmt") || v == parse_attn_variant("bam-lognormal", "nmt")) &&
+        cfg.bam_prior == "contextual")
       pi = t.contextual_pi(n);
     ap = t.dirichlet_alpha_row(t.scores, n), aq = t.dirichlet_alpha_row(t.q_scores, n);
     if (v != parse_attn_variant("gauss-ctx", "nmt")) return;

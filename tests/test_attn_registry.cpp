@@ -25,8 +25,7 @@ class SquaredPrior : public AttentionVariant {
   Var<float> weights(const AttentionDists& d) const override { return softmax(affine(d.log_prior, 2.f, 0.f), -1); }
   ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
                            const ObjectiveOptions&) const override {
-    Var<float> log_f = head.log_f_weighted(c, weights(d), t.y);
-    return masked_terms(log_f, log_f, {}, t);
+    return direct_objective(c, head, weights(d), t);
   }
 };
 
@@ -55,9 +54,9 @@ TEST_CASE("attention registry: an unknown name is a usage error that lists the t
 
 TEST_CASE("attention registry: two variants with one name are refused") {
   CHECK_THROWS_AS(AttnVariantRegistry({squared_prior(), squared_prior()}), std::logic_error);
-  CHECK_THROWS_AS(AttnVariantRegistry({parse_attn_variant("soft", "nmt"), squared_prior(),
-                                       parse_attn_variant("soft", "vqa")}),
-                  std::logic_error);
+  CHECK_THROWS_AS(
+      AttnVariantRegistry({parse_attn_variant("soft", "nmt"), squared_prior(), parse_attn_variant("soft", "vqa")}),
+      std::logic_error);
   const AttnVariantRegistry one({squared_prior(), parse_attn_variant("soft", "nmt")});
   CHECK(one.list("nmt") == "squared|soft");
   // Every variant of the registry runs in some task.
@@ -85,7 +84,8 @@ TEST_CASE("attention registry: a variant whose task is not supported is a usage 
 }
 
 TEST_CASE("attention registry: the model file's attn entry and flags name the variant") {
-  const AttnVariant sat = parse_attn_variant("sat-hard", "caption"), hard = parse_attn_variant("hard-sample", "caption");
+  const AttnVariant sat = parse_attn_variant("sat-hard", "caption"),
+                    hard = parse_attn_variant("hard-sample", "caption");
   const auto read = [](const std::map<std::string, std::string>& meta, std::string_view task) {
     return attn_registry().from_metadata(meta.at("attn"), task, [&](const char* flag) { return meta.at(flag) == "1"; });
   };

@@ -140,7 +140,8 @@ Reference reference(CaptionModel& m, const CaptionBatch& b) {
 }  // namespace
 
 TEST_CASE("caption: exact NLL and Jensen bound recomputed with plain loops in double") {
-  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("soft", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"),
+                        parse_attn_variant("soft", "nmt")}) {
     CAPTURE(variant_info(v).name);
     CaptionModel m = tiny_model(v);
     const CaptionBatch b = tiny_batch();

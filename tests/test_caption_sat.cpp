@@ -1,5 +1,5 @@
-// sat-hard's estimator (attention/sat_hard.hpp) on a small case: with λ_r = 1, no entropy bonus and no expected
-// context, the mean of its gradient over many draws is the gradient of the Jensen bound Σ_t Σ_i α_ti log f_i,
+// sat-hard's estimator (attention/variants/sat_hard.hpp) on a small case: with λ_r = 1, no entropy bonus and no
+// expected context, the mean of its gradient over many draws is the gradient of the Jensen bound Σ_t Σ_i α_ti log f_i,
 // computed exactly by enumeration (attention_objective with hard-enum), whatever the baseline. Without the
 // REINFORCE term the same check fails (the test can tell a biased estimator).
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attention/sat_hard.hpp"
+#include "attention/variants/sat_hard.hpp"
 #include "core/rng.hpp"
 
 using namespace lava;
@@ -59,7 +59,8 @@ std::vector<double> exact(Small& m) {
   AttentionDists d;
   d.log_prior = log_softmax(c.p(m.scores), -1);
   d.scores = c.p(m.scores);
-  const ObjectiveTerms t = attention_objective(c, parse_attn_variant("hard-enum", "nmt"), m.head(c), d, kY, kMask, ObjectiveOptions{});
+  const ObjectiveTerms t =
+      attention_objective(c, parse_attn_variant("hard-enum", "nmt"), m.head(c), d, kY, kMask, ObjectiveOptions{});
   tape.backward(t.objective);
   return {m.ps.grads(), m.ps.grads() + m.ps.size()};
 }

@@ -183,10 +183,13 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
     const char* score;
     int layers, kmax;
   };
-  for (Case cs : {Case{parse_attn_variant("marginal", "nmt"), "mlp", 2, 0}, Case{parse_attn_variant("marginal", "nmt"), "general", 1, 2},
-                  Case{parse_attn_variant("var-enum", "nmt"), "dot", 1, 0}, Case{parse_attn_variant("marginal", "nmt"), "mlp", 1, 1}, Case{parse_attn_variant("hard-enum", "nmt"), "mlp", 1, 3},
-                  Case{parse_attn_variant("soft", "nmt"), "mlp", 2, 0}, Case{parse_attn_variant("soft", "nmt"), "mlp", 1, 2},
-                  Case{parse_attn_variant("none", "nmt"), "mlp", 1, 0}}) {
+  for (Case cs :
+       {Case{parse_attn_variant("marginal", "nmt"), "mlp", 2, 0},
+        Case{parse_attn_variant("marginal", "nmt"), "general", 1, 2},
+        Case{parse_attn_variant("var-enum", "nmt"), "dot", 1, 0},
+        Case{parse_attn_variant("marginal", "nmt"), "mlp", 1, 1},
+        Case{parse_attn_variant("hard-enum", "nmt"), "mlp", 1, 3}, Case{parse_attn_variant("soft", "nmt"), "mlp", 2, 0},
+        Case{parse_attn_variant("soft", "nmt"), "mlp", 1, 2}, Case{parse_attn_variant("none", "nmt"), "mlp", 1, 0}}) {
     Seq2SeqConfig cfg = small_config(corpus, cs.v, cs.layers);
     cfg.score = *enum_from_name(kNmtScoreNames, cs.score);
     Seq2Seq model(cfg);

@@ -29,8 +29,9 @@ using namespace lava;
 
 namespace {
 
-const AttnVariant kNew[] = {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"),  parse_attn_variant("bam-weibull", "nmt"),
-                                parse_attn_variant("bam-lognormal", "nmt"), parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")};
+const AttnVariant kNew[] = {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"),
+                            parse_attn_variant("bam-weibull", "nmt"),   parse_attn_variant("bam-lognormal", "nmt"),
+                            parse_attn_variant("structured", "nmt"),    parse_attn_variant("sigmoid", "nmt")};
 
 // A synthetic corpus (24/6/6 pairs) and a VQA data set of 8 images × 3 regions × 4 features whose answer is a
 // function of one region's first feature (as tests/test_vqa.cpp's), built once.
@@ -292,11 +293,12 @@ TEST_CASE("families cli: a bad variant hyperparameter is a usage error: exit 2, 
 
 TEST_CASE("families cli: the best checkpoint follows the bound each variant trains; --encoder embedding round-trips") {
   // log p for the variants that train the likelihood itself, the ELBO for the rest.
-  for (AttnVariant v : {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"), parse_attn_variant("structured", "nmt"),
-                        parse_attn_variant("sigmoid", "nmt")})
+  for (AttnVariant v :
+       {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"),
+        parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")})
     CHECK(valid_criterion(v, 2.5, -3.0) == -2.5);
-  for (AttnVariant v : {parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("var-enum", "nmt"), parse_attn_variant("var-dirichlet", "nmt"),
-                        parse_attn_variant("bam-weibull", "nmt")})
+  for (AttnVariant v : {parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("var-enum", "nmt"),
+                        parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("bam-weibull", "nmt")})
     CHECK(valid_criterion(v, 2.5, -3.0) == -3.0);
 
   const Fixture& f = fixture();

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 #include "families_reference.hpp"
 #include "families_tiny.hpp"
 
@@ -46,7 +46,8 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
   Tiny t(parse_attn_variant("var-enum", "nmt"), VariantConfig{}, 8);
   ObjectiveOptions opt;
   opt.warm_start = 3, opt.step = 0;
-  const Step warm = run_objective(t, parse_attn_variant("var-enum", "nmt"), opt), marg = run_objective(t, parse_attn_variant("marginal", "nmt"), opt);
+  const Step warm = run_objective(t, parse_attn_variant("var-enum", "nmt"), opt),
+             marg = run_objective(t, parse_attn_variant("marginal", "nmt"), opt);
   opt.step = 3;
   const Step after = run_objective(t, parse_attn_variant("var-enum", "nmt"), opt);
   // In double: the exact posterior π ∝ p f, the ELBO and KL(q ‖ p) per real token, and the gradients
@@ -87,7 +88,8 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
   CHECK(after.value == doctest::Approx(elbo).epsilon(1e-5));
   // Every categorical q variant shares the warm start (its objective does not depend on the estimator).
   opt.step = 0;
-  for (AttnVariant v : {parse_attn_variant("var-sample", "nmt"), parse_attn_variant("var-gumbel", "nmt"), parse_attn_variant("var-rws", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("var-sample", "nmt"), parse_attn_variant("var-gumbel", "nmt"),
+                        parse_attn_variant("var-rws", "nmt")}) {
     const Step other = run_objective(t, v, opt);
     for (size_t i = 0; i < warm.grad.size(); ++i) CHECK(other.grad[i] == doctest::Approx(warm.grad[i]).epsilon(1e-6));
   }
@@ -114,8 +116,8 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
 }
 
 TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the weight follows --att-kl and the ramp") {
-  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"), parse_attn_variant("bam-lognormal", "nmt"),
-                        parse_attn_variant("var-dirichlet", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"),
+                        parse_attn_variant("bam-lognormal", "nmt"), parse_attn_variant("var-dirichlet", "nmt")}) {
     CAPTURE(variant_info(v).name);
     Tiny t(v, VariantConfig{}, 13);
     ObjectiveOptions opt;
@@ -128,7 +130,8 @@ TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the w
         const double w = w0 * (std::tanh((double(step) - 4500) / 1000) + 1) / 2;  // Bahuleyan et al.'s ramp
         CAPTURE(att_kl);
         CAPTURE(step);
-        if (v != parse_attn_variant("var-dirichlet", "nmt")) CHECK(continuous_kl_weight(v, opt) == doctest::Approx(w).epsilon(1e-6));
+        if (v != parse_attn_variant("var-dirichlet", "nmt"))
+          CHECK(continuous_kl_weight(v, opt) == doctest::Approx(w).epsilon(1e-6));
         const Step s = run_objective(t, v, opt);
         CHECK(s.value == base.value);  // the same draw: value and KL do not depend on the weight
         CHECK(s.kl == base.kl);
@@ -143,8 +146,9 @@ TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the w
 
 TEST_CASE("families: a training step's objective and gradients are identical with 1 and 2 threads") {
   const int saved = omp_get_max_threads();
-  for (AttnVariant v : {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"),
-                        parse_attn_variant("bam-lognormal", "nmt"), parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"),
+                        parse_attn_variant("bam-weibull", "nmt"), parse_attn_variant("bam-lognormal", "nmt"),
+                        parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")}) {
     CAPTURE(variant_info(v).name);
     Tiny t(v, VariantConfig{}, 17);
     omp_set_num_threads(1);

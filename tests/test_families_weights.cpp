@@ -104,7 +104,8 @@ TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute 
       for (int i = 0; i < S; ++i) CHECK(mean.val()[n * S + i] == doctest::Approx(a[size_t(i)] / a0).epsilon(1e-5));
     }
   }
-  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"), parse_attn_variant("bam-lognormal", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"),
+                        parse_attn_variant("bam-lognormal", "nmt")}) {
     Var<float> p = attention_weights(v, d);  // the prior's mean
     for (int k = 0; k < N * S; ++k) CHECK(p.val()[k] == doctest::Approx(std::exp(d.log_prior.val()[k])));
   }

@@ -34,7 +34,8 @@ using resume_test::tiny_flags;
 NmtTrainOptions tiny_options(const std::string& save) {
   NmtTrainOptions o;
   o.corpus.dir = corpus_dir();
-  o.model.attn = parse_attn_variant("var-sample", "nmt");  // sampling and dropout: both need the counter-based streams to line up
+  o.model.attn =
+      parse_attn_variant("var-sample", "nmt");  // sampling and dropout: both need the counter-based streams to line up
   o.model.emb = 8, o.model.hidden = 12, o.model.attn_size = 6, o.model.inf_hidden = 6, o.model.dropout = 0.3f;
   o.loop.epochs = 3, o.loop.batch_size = 8, o.loop.lr = 0.02, o.loop.seed = 7;
   o.loop.save = save;

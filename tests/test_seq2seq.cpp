@@ -47,7 +47,8 @@ Seq2SeqConfig tiny_config(const ParallelCorpus& c, AttnVariant v) {
 
 TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluation (no dropout)") {
   ParallelCorpus corpus = load_tiny();
-  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("var-enum", "nmt"), parse_attn_variant("soft", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"),
+                        parse_attn_variant("var-enum", "nmt"), parse_attn_variant("soft", "nmt")}) {
     Seq2Seq model(tiny_config(corpus, v));
     model.ps.init_uniform(0.3f, 5);
     const std::vector<int> idx = {0, 1, 2, 3, 4};
@@ -59,7 +60,8 @@ TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluatio
     const AttentionEvalSums sums = model.evaluate(c, batch, 0);
     CAPTURE(variant_info(v).name);
     CHECK(sums.tokens == double(batch.target_tokens()));
-    const double expected = v == parse_attn_variant("marginal", "nmt") || v == parse_attn_variant("soft", "nmt") ? sums.log_lik : sums.elbo;
+    const double expected =
+        v == parse_attn_variant("marginal", "nmt") || v == parse_attn_variant("soft", "nmt") ? sums.log_lik : sums.elbo;
     CHECK(terms.value_sum == doctest::Approx(expected).epsilon(1e-5));
     CHECK(sums.elbo <= sums.log_lik + 1e-4);                      // a bound, never above the exact likelihood
     CHECK(sums.max_identity_error < 1e-4);                          // log p − ELBO = KL(q ‖ posterior) per token
@@ -69,9 +71,11 @@ TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluatio
 
 TEST_CASE("seq2seq: every variant trains a few steps without NaN and improves the training objective") {
   ParallelCorpus corpus = load_tiny();
-  for (AttnVariant v : {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"),
-                        parse_attn_variant("hard-sample", "nmt"), parse_attn_variant("var-enum", "nmt"), parse_attn_variant("var-sample", "nmt"),
-                        parse_attn_variant("var-gumbel", "nmt"), parse_attn_variant("var-rws", "nmt")}) {
+  for (AttnVariant v :
+       {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"),
+        parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("hard-sample", "nmt"),
+        parse_attn_variant("var-enum", "nmt"), parse_attn_variant("var-sample", "nmt"),
+        parse_attn_variant("var-gumbel", "nmt"), parse_attn_variant("var-rws", "nmt")}) {
     Seq2Seq model(tiny_config(corpus, v));
     model.ps.init_uniform(0.1f, 5);
     Adam<float> adam;

@@ -127,7 +127,8 @@ struct PlainVqa {
 TEST_CASE("vqa: nll and accuracy agree with a plain-loop recomputation in double (marginal and soft)") {
   TinyVqa d;
   Loaded l = load(d);
-  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("var-sample", "nmt")}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("soft", "nmt"),
+                        parse_attn_variant("var-sample", "nmt")}) {
     VqaModel model(tiny_config(l, v));
     model.ps.init_uniform(1.0f, 5);
     const VqaEvalFigures f = evaluate_vqa(model, l.test, l.test_enc, l.answers, 4);

@@ -63,8 +63,8 @@ TEST_CASE("vqa: var-enum kl_gap equals KL(q || exact posterior) per question; th
     one.log_q.assign(s.log_q.begin() + b * s.R, s.log_q.begin() + (b + 1) * s.R);
     one.log_f.assign(s.log_f.begin() + b * s.R * s.V, s.log_f.begin() + (b + 1) * s.R * s.V);
     VqaEvalSums sums;
-    score_vqa_batch(parse_attn_variant("var-enum", "nmt"), one, {&l.train.questions[size_t(b)]}, &batch.answer[size_t(b)], l.answers,
-                    sums);
+    score_vqa_batch(parse_attn_variant("var-enum", "nmt"), one, {&l.train.questions[size_t(b)]},
+                    &batch.answer[size_t(b)], l.answers, sums);
     const VqaEvalFigures fb = vqa_figures(sums, true);
     CAPTURE(b);
     CHECK(std::abs(fb.kl_gap - kl_post) < 1e-4);

@@ -32,6 +32,11 @@ ObjectiveTerms masked_terms(Var<float> per_token, Var<float> value, Var<float> k
   return out;
 }
 
+ObjectiveTerms direct_objective(Ctx& c, const OutputHead& head, Var<float> weights, const ObjectiveTargets& t) {
+  Var<float> log_f = head.log_f_weighted(c, weights, t.y);
+  return masked_terms(log_f, log_f, {}, t);
+}
+
 Var<float> top_k_prior(Tape<float>& tape, Var<float> log_prior, int kmax) {
   const Shape sdist = log_prior.shape();
   const int64_t S = sdist[-1], N = sdist.numel() / S;

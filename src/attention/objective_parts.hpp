@@ -23,6 +23,9 @@ double masked_sum(Var<float> per_token, const float* mask);
 // them) and of kl (when set).
 ObjectiveTerms masked_terms(Var<float> per_token, Var<float> value, Var<float> kl, const ObjectiveTargets& t);
 
+// The objective of a deterministic attention: log f(x, Σ_i w_i U_i)_y per query at `weights`, its own value.
+ObjectiveTerms direct_objective(Ctx& c, const OutputHead& head, Var<float> weights, const ObjectiveTargets& t);
+
 // K-max soft attention (`lava eval --kmax`): the prior kept at its kmax largest real positions (ties: the lower
 // position) and renormalised, p_K,i = p_i 1[i ∈ top K] / Σ_{j ∈ top K} p_j, as decoding weighs the context: (B, T, S).
 Var<float> top_k_prior(Tape<float>& tape, Var<float> log_prior, int kmax);

@@ -24,8 +24,7 @@
 
 namespace lava {
 
-// Each defined in its variant's file under attention/variants/ (the continuous family in attention/continuous.cpp,
-// captioning's hard attention in attention/sat_hard.cpp).
+// Each defined in its variant's (or family's) file under attention/variants/.
 const AttentionVariant& no_attention();
 const AttentionVariant& soft_attention();
 const AttentionVariant& sat_hard_attention();

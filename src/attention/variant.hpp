@@ -38,7 +38,7 @@ struct AttnVariantInfo {
 class AttnVariant {
  public:
   AttnVariant();  // --attn's default
-  AttnVariant(const AttentionVariant& v) : v_(&v) {}  // NOLINT: every variant object is a variant
+  AttnVariant(const AttentionVariant& v) : v_(&v) {}  // implicit: a registered variant object is a variant
   const AttentionVariant& operator*() const { return *v_; }
   const AttentionVariant* operator->() const { return v_; }
   bool operator==(const AttnVariant&) const = default;

@@ -17,8 +17,10 @@ VariantVars VariantParams::vars(Ctx& c) const {
   x.cfg = cfg_;
   auto get = [&](int id) { return id >= 0 ? c.p(id) : Var<float>{}; };
   const VariantParamIds& i = ids_;
-  x.sigma_W1 = get(i.sigma_W1), x.sigma_b1 = get(i.sigma_b1), x.sigma_W2 = get(i.sigma_W2), x.sigma_b2 = get(i.sigma_b2);
-  x.prior_W1 = get(i.prior_W1), x.prior_b1 = get(i.prior_b1), x.prior_w2 = get(i.prior_w2), x.prior_b2 = get(i.prior_b2);
+  x.sigma_W1 = get(i.sigma_W1), x.sigma_b1 = get(i.sigma_b1);
+  x.sigma_W2 = get(i.sigma_W2), x.sigma_b2 = get(i.sigma_b2);
+  x.prior_W1 = get(i.prior_W1), x.prior_b1 = get(i.prior_b1);
+  x.prior_w2 = get(i.prior_w2), x.prior_b2 = get(i.prior_b2);
   x.crf_pairwise = get(i.crf_pairwise);
   return x;
 }

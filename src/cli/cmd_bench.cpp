@@ -244,7 +244,8 @@ int bench_train(int argc, char** argv) {
                  "1 / ((1 - p) + p/2) (Amdahl; printed above the table), since the rest runs on one thread however\n"
                  "many there are.");
   cl.options().add_options()                                                                   //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name), attn_variant_list("nmt").c_str())   //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("nmt").c_str())  //
       ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
       ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")  //
       ("attn-size", po::value<std::string>()->default_value("256"), "MLP scorer hidden size")  //

@@ -61,10 +61,12 @@ int cmd_train_caption(int argc, char** argv) {
                      kResumeHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                   //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name), attn_variant_list("caption").c_str())              //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("caption").c_str())  //
       ("alpha-reg", po::value<std::string>()->default_value("0"), "lambda of the doubly stochastic penalty")  //
-      ("sat-reinforce", po::value<std::string>()->default_value("1"), "SAT hard attention: weight of the REINFORCE term")  //
-      ("sat-entropy", po::value<std::string>()->default_value("0.01"), "SAT hard attention: entropy bonus lambda_e")      //
+      ("sat-reinforce", po::value<std::string>()->default_value("1"),
+       "SAT hard attention: weight of the REINFORCE term")  //
+      ("sat-entropy", po::value<std::string>()->default_value("0.01"), "SAT hard attention: entropy bonus lambda_e")  //
       ("sat-expected", po::value<std::string>()->default_value("0.5"),
        "SAT hard attention: probability per sentence of the expected context")  //
       ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
@@ -120,9 +122,10 @@ int cmd_eval_caption(int argc, char** argv) {
                  "Evaluates a captioner on a split's reference captions, per word (</s> included): nll of the exact\n"
                  "likelihood log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i), enumerated over the 9 regions (direct\n"
                  "for soft), bound = minus the training bound per word (Jensen for hard attention, ELBO for\n"
-                 "variational attention, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of item words whose\n"
-                 "attention argmax is the item's region (teacher-forced; chance 1/9), and BLEU-1..4 of the\n"
-                 "beam-decoded caption of each scene against all its references (multi-reference BLEU).\n"
+                 "variational attention, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of\n"
+                 "item words whose attention argmax is the item's region (teacher-forced; chance 1/9), and\n"
+                 "BLEU-1..4 of the beam-decoded caption of each scene against all its references (multi-reference\n"
+                 "BLEU).\n"
                  "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
                  "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
   add_data_options(cl);

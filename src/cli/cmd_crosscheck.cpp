@@ -215,7 +215,8 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   cl.options().add_options()                                                                            //
       ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae")                   //
       ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name), crosschecked_variants("nmt", "|").c_str())  //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       crosschecked_variants("nmt", "|").c_str())  //
       ("list-variants", po::bool_switch(), "print the cross-checked variants of --task, one a line, and stop")  //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
       ("steps", po::value<std::string>()->default_value("200"), "Adam updates")                        //

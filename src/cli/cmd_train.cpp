@@ -55,7 +55,8 @@ int cmd_train(int argc, char** argv) {
       ("data", po::value<std::string>(), "corpus directory")                                     //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")           //
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name), attn_variant_list("nmt").c_str())     //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("nmt").c_str())  //
       ("score", po::value<std::string>()->default_value("mlp"), "prior scorer: mlp|general|dot")  //
       ("encoder", po::value<std::string>()->default_value("bilstm"),
        "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //

@@ -92,7 +92,8 @@ int cmd_train_vqa(int argc, char** argv) {
                      kResumeHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                               //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name), attn_variant_list("vqa").c_str())               //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("vqa").c_str())  //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
       ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");

@@ -16,7 +16,8 @@ const OptionTable<ObjectiveOptions>& objective_table() {
       {"warm-start", &O::warm_start, 0, kAny,
        "variants with q: updates before q takes over (categorical: p, f on the exact marginal and q on the ELBO "
        "with p, f fixed; Dirichlet: the Jensen bound with z from the prior)"},
-      {"att-kl", &O::att_kl, -1, 1e6, "Gaussian context, BAM: KL weight in training (-1: 0.1 for the Gaussian context, 1 for BAM)"},
+      {"att-kl", &O::att_kl, -1, 1e6,
+       "Gaussian context, BAM: KL weight in training (-1: 0.1 for the Gaussian context, 1 for BAM)"},
       {"att-kl-anneal", &O::kl_anneal, 0, kAny,
        "Gaussian context, BAM: midpoint (updates) of a tanh ramp of the KL weight (0 = none)"},
       {"crf-l2", &O::crf_l2, 0, 1e6, "linear-chain CRF: L2 penalty on pairwise scores"},

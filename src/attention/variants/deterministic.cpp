@@ -14,8 +14,7 @@ class ExpectedContext : public AttentionVariant {
   using AttentionVariant::AttentionVariant;
   ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
                            const ObjectiveOptions&) const override {
-    Var<float> per_token = head.log_f_weighted(c, exp(d.log_prior), t.y);
-    return masked_terms(per_token, per_token, {}, t);
+    return direct_objective(c, head, exp(d.log_prior), t);
   }
 };
 

@@ -16,8 +16,7 @@ class SigmoidGates : public AttentionVariant {
 
   ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
                            const ObjectiveOptions&) const override {
-    Var<float> per_token = head.log_f_weighted(c, weights(d), t.y);
-    return masked_terms(per_token, per_token, {}, t);
+    return direct_objective(c, head, weights(d), t);
   }
 };
 

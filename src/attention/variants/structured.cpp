@@ -41,8 +41,7 @@ class Structured : public AttentionVariant {
 
   ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
                            const ObjectiveOptions& opt) const override {
-    Var<float> per_token = head.log_f_weighted(c, weights(d), t.y);
-    ObjectiveTerms out = masked_terms(per_token, per_token, {}, t);
+    ObjectiveTerms out = direct_objective(c, head, weights(d), t);
     if (opt.crf_l2 > 0) {
       // L2 on the pairwise scores, crf_l2 · ‖b‖² per sentence (the trainer divides the objective by the batch rows).
       const float rows = float(d.log_prior.dim(0));

@@ -1,6 +1,7 @@
 #pragma once
 // Show, Attend and Tell on the 3x3 scenes (Xu et al. 2015), for every attention variant whose tasks include
-// captioning: the categorical ones and SAT's own hard-attention estimator. S = 9 regions, T words per caption (with </s>).
+// captioning: the categorical ones and SAT's own hard-attention estimator. S = 9 regions, T words per caption (with
+// </s>).
 //   annotations  a_i = relu(W_r r_i + b_r) of region i's features r_i                                 (B, S, Ha)
 //   init         h_0 = tanh(W_h ā + b_h), c_0 = tanh(W_c ā + b_c), ā = mean_i a_i (one-layer MLPs)
 //   attention    α_ti = softmax_i vᵀ tanh(W_q h_{t−1} + W_k a_i)                                     (B, T, S)
@@ -58,8 +59,9 @@ class CaptionModel {
   ParamStore<float> ps;
   const CaptionConfig& config() const { return cfg_; }
 
-  // A moving-average reward baseline b (AttnVariantInfo::moving_baseline) lives in the store (parameter "sat/baseline", gradient always 0, so Adam
-  // leaves it alone): checkpoints and resume states carry it with the weights.
+  // A moving-average reward baseline b (AttnVariantInfo::moving_baseline) lives in the store (parameter
+  // "sat/baseline", gradient always 0, so Adam leaves it alone): checkpoints and resume states carry it with the
+  // weights.
   float sat_baseline() const { return ps.values()[ps_offset_baseline()]; }
   void set_sat_baseline(float b) { ps.values()[ps_offset_baseline()] = b; }
 

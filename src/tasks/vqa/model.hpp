@@ -46,7 +46,7 @@ struct VqaScores {
   std::vector<float> log_f;      // (B, R, V) log f(x, z = i)_v for every region i and answer v
   std::vector<float> log_soft;   // (B, V) log f(x, Σ_i w_i e_i)_v at attention_weights() (the variants that are
                                  // not enumerated); empty for the latent variants
-  AttentionEvalSums sampled;     // the sampled variants' importance-weighted figures (attention/continuous.hpp)
+  AttentionEvalSums sampled;     // the sampled variants' importance-weighted figures (continuous.hpp)
 };
 
 class VqaModel {

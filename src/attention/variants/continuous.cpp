@@ -17,7 +17,7 @@
 //   log p̂(y|x) = log (1/K) Σ_k f(x, z_k)_y p(z_k) / q(z_k)   (importance-weighted; E log p̂ ≤ log p(y|x), → as K grows)
 //   ELBO ≈ (1/K) Σ_k log f(x, z_k)_y − KL(q ‖ p)               (analytic KL)
 // so kl_gap = log p̂ − ELBO estimates KL(q ‖ p(z|x,y)); no exact posterior exists to check it against.
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -375,7 +375,9 @@ const AttentionVariant& var_dirichlet_attention() {
 
 const AttentionVariant& gauss_ctx_attention() {
   static const ContinuousLatent v(
-      {.name = "gauss-ctx", .summary = "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)", .sampled = true},
+      {.name = "gauss-ctx",
+       .summary = "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)",
+       .sampled = true},
       Kind::gauss);
   return v;
 }

@@ -1,4 +1,4 @@
-#include "attention/sat_hard.hpp"
+#include "attention/variants/sat_hard.hpp"
 
 #include <vector>
 
