@@ -198,7 +198,7 @@ check-includes:
 	    case " $(LAYERS_OF_$(layer)) " in (*" $$inc "*) ;; \
 	      (*) echo "check-includes: $$f includes $$inc/, above or beside its layer $(layer)" >&2; bad=1;; esac; \
 	  done; done;) \
-	[ -z "$$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
+	[ -z "$$(cd src && ls -d */ | tr -d / | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(cd src && ls -d */ | tr -d / | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
 	[ $$bad = 0 ] && echo "check-includes: no include runs back up the layers"; [ $$bad = 0 ]
 	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(ALL_SOURCES)) | \
 	  xargs -P $(NPROC) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \
