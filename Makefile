@@ -145,21 +145,21 @@ bench: deps torch-deps
 # OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products);
 # OPENBLAS_NUM_THREADS=1, since torch.set_num_threads(1) does not reach OpenBLAS, which keeps a thread per core.
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
-CROSSCHECK_RUNS := none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws \
-                   soft:general marginal:dot var-enum:dot
-CROSSCHECK_VQA  := none soft marginal hard-enum hard-sample var-enum var-sample var-gumbel var-rws
+# The variants come from the registry (`lava crosscheck-dump --list-variants`: those the reference implements), each
+# with the mlp scorer and two layers, plus these runs ATTN:SCORE with one layer.
+CROSSCHECK_SCORES := soft:general marginal:dot var-enum:dot
 crosscheck:
 	@$(MAKE) --no-print-directory deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	@readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 | grep -q openblas || \
 	  echo "crosscheck: warning: libblas.so.3 is not OpenBLAS; torch runs on reference BLAS"
 	@rm -rf $(CROSSCHECK_DIR) && mkdir -p $(CROSSCHECK_DIR)
-	@for run in $(CROSSCHECK_RUNS); do \
+	@for run in $$($(BUILD)/lava crosscheck-dump --task nmt --list-variants) $(CROSSCHECK_SCORES); do \
 	  attn=$${run%%:*}; score=mlp; layers=2; case $$run in *:*) score=$${run#*:}; layers=1;; esac; \
 	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers $$layers --quiet \
 	    --out $(CROSSCHECK_DIR)/nmt-$$attn-$$score.safetensors || exit 1; \
 	done
-	@for attn in $(CROSSCHECK_VQA); do \
+	@for attn in $$($(BUILD)/lava crosscheck-dump --task vqa --list-variants); do \
 	  $(BUILD)/lava crosscheck-dump --task vqa --attn $$attn --quiet --out $(CROSSCHECK_DIR)/vqa-$$attn.safetensors || exit 1; \
 	done
 	@for layers in 1 2; do \
@@ -210,7 +210,7 @@ check-includes:
 	    case " $(LAYERS_OF_$(layer)) " in (*" $$inc "*) ;; \
 	      (*) echo "check-includes: $$f includes $$inc/, above or beside its layer $(layer)" >&2; bad=1;; esac; \
 	  done; done;) \
-	[ -z "$$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(ls src | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
+	[ -z "$$(cd src && ls -d */ | tr -d / | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))')" ] || { echo "check-includes: src/ has a folder outside the layers:" $$(cd src && ls -d */ | tr -d / | grep -vxE '$(subst $() ,|,$(LAYER_NAMES))') >&2; bad=1; }; \
 	[ $$bad = 0 ] && echo "check-includes: no include runs back up the layers"; [ $$bad = 0 ]
 	@printf '%s\n' $(filter-out $(ISA_ONLY_HEADERS),$(ALL_SOURCES)) | \
 	  xargs -P $(NPROC) -I{} sh -c 'printf "#include \"%s\"\n" {} | $(CXX) -std=c++20 -march=native -fopenmp -w -I. -Isrc -Itests \

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 #include "families_tiny.hpp"
 
 namespace families_test {
@@ -45,25 +45,25 @@ struct SampledCase {
 inline std::vector<SampledCase> sampled_cases() {
   std::vector<SampledCase> cs;
   VariantConfig c;
-  cs.push_back({"var-dirichlet exp", AttnVariant::var_dirichlet, c});
+  cs.push_back({"var-dirichlet exp", parse_attn_variant("var-dirichlet", "nmt"), c});
   c.alpha_transform = "softplus";
-  cs.push_back({"var-dirichlet softplus", AttnVariant::var_dirichlet, c});
+  cs.push_back({"var-dirichlet softplus", parse_attn_variant("var-dirichlet", "nmt"), c});
   c = VariantConfig{};
-  cs.push_back({"gauss-ctx mean", AttnVariant::gauss_ctx, c});
+  cs.push_back({"gauss-ctx mean", parse_attn_variant("gauss-ctx", "nmt"), c});
   c.gauss_prior = "zero";
-  cs.push_back({"gauss-ctx zero", AttnVariant::gauss_ctx, c});
+  cs.push_back({"gauss-ctx zero", parse_attn_variant("gauss-ctx", "nmt"), c});
   c = VariantConfig{};
   c.k_weibull = 0.8f, c.beta_gamma = 4.f;
-  cs.push_back({"bam-weibull contextual", AttnVariant::bam_weibull, c});
+  cs.push_back({"bam-weibull contextual", parse_attn_variant("bam-weibull", "nmt"), c});
   c.bam_prior = "fixed", c.k_weibull = 0.9f, c.alpha_gamma = 1.f, c.beta_gamma = 4.f;
-  cs.push_back({"bam-weibull fixed", AttnVariant::bam_weibull, c});
+  cs.push_back({"bam-weibull fixed", parse_attn_variant("bam-weibull", "nmt"), c});
   c = VariantConfig{};
   c.sigma_q = 0.8f, c.sigma_p = 1.f;
-  cs.push_back({"bam-lognormal contextual", AttnVariant::bam_lognormal, c});
+  cs.push_back({"bam-lognormal contextual", parse_attn_variant("bam-lognormal", "nmt"), c});
   // A fixed prior log S ~ N(0, σ_p²) sits far from q's log p − σ_q²/2 whatever σ: p/q has a huge second moment,
   // so no affordable K gives a reliable importance-weighted figure to compare (KL and ELBO are still checked).
   c.bam_prior = "fixed";
-  cs.push_back({"bam-lognormal fixed", AttnVariant::bam_lognormal, c, false});
+  cs.push_back({"bam-lognormal fixed", parse_attn_variant("bam-lognormal", "nmt"), c, false});
   return cs;
 }
 
@@ -83,20 +83,21 @@ inline std::unique_ptr<Tiny> tiny_for(const SampledCase& sc, int eval_samples, u
   VariantConfig cfg = sc.cfg;
   cfg.eval_samples = eval_samples;
   auto t = std::make_unique<Tiny>(sc.v, cfg, seed);
-  if (sc.v == AttnVariant::bam_weibull || sc.v == AttnVariant::bam_lognormal) {  // p and π nearer uniform
+  if (sc.v == parse_attn_variant("bam-weibull", "nmt") ||
+      sc.v == parse_attn_variant("bam-lognormal", "nmt")) {  // p and π nearer uniform
     for (int k = 0; k < Tiny::N * Tiny::S; ++k)
       if (t->ps.val(t->scores)[k] != kMaskedLogit) t->ps.val(t->scores)[k] *= 0.5f;
     if (sc.cfg.bam_prior == "contextual")
       for (int j = 0; j < 10; ++j) t->ps.val(t->ps.find("attn/prior/w2"))[j] *= 0.3f;
   }
-  if (sc.v == AttnVariant::gauss_ctx) {  // log σ = 0.2 + small: σ in [0.95, 1.6]
+  if (sc.v == parse_attn_variant("gauss-ctx", "nmt")) {  // log σ = 0.2 + small: σ in [0.95, 1.6]
     for (const char* name : {"attn/sigma/W2", "attn/sigma/b2"}) {
       const int id = t->ps.find(name);
       for (int64_t i = 0; i < t->ps.params()[size_t(id)].shape.numel(); ++i)
         t->ps.val(id)[i] = name[11] == 'b' ? 0.2f : 0.1f * t->ps.val(id)[i];
     }
   }
-  make_probe(*t, sc.v == AttnVariant::gauss_ctx ? 6.f : 1.f);
+  make_probe(*t, sc.v == parse_attn_variant("gauss-ctx", "nmt") ? 6.f : 1.f);
   return t;
 }
 
@@ -113,10 +114,11 @@ struct Latent {
     const VariantConfig& cfg = t.cfg;
     k = cfg.k_weibull, beta = cfg.beta_gamma, sq = cfg.sigma_q, sp = cfg.sigma_p;
     p = t.softmax_row(t.scores, n), mu = t.context(n, p), m = Vec(Tiny::Hd, 0.0), sigma = Vec(Tiny::Hd);
-    if ((v == AttnVariant::bam_weibull || v == AttnVariant::bam_lognormal) && cfg.bam_prior == "contextual")
+    if ((v == parse_attn_variant("bam-weibull", "nmt") || v == parse_attn_variant("bam-lognormal", "nmt")) &&
+        cfg.bam_prior == "contextual")
       pi = t.contextual_pi(n);
     ap = t.dirichlet_alpha_row(t.scores, n), aq = t.dirichlet_alpha_row(t.q_scores, n);
-    if (v != AttnVariant::gauss_ctx) return;
+    if (v != parse_attn_variant("gauss-ctx", "nmt")) return;
     Vec uniform(Tiny::S, 0.0);
     for (int s = 0; s < L; ++s) uniform[size_t(s)] = 1.0 / L;
     if (cfg.gauss_prior == "mean") m = t.context(n, uniform);
@@ -136,7 +138,7 @@ struct Latent {
 
   Vec draw(bool prior, std::mt19937_64& gen) const {
     std::normal_distribution<double> normal;
-    if (v == AttnVariant::gauss_ctx) {
+    if (v == parse_attn_variant("gauss-ctx", "nmt")) {
       Vec c(Tiny::Hd);
       for (int j = 0; j < Tiny::Hd; ++j)
         c[size_t(j)] = prior ? m[size_t(j)] + normal(gen) : mu[size_t(j)] + sigma[size_t(j)] * normal(gen);
@@ -144,9 +146,9 @@ struct Latent {
     }
     Vec logS(Tiny::S, -INFINITY);
     for (int s = 0; s < Tiny::S; ++s) {
-      if (v == AttnVariant::var_dirichlet)
+      if (v == parse_attn_variant("var-dirichlet", "nmt"))
         logS[size_t(s)] = std::log(std::gamma_distribution<double>((prior ? ap : aq)[size_t(s)], 1.0)(gen));
-      else if (s < L && v == AttnVariant::bam_weibull)
+      else if (s < L && v == parse_attn_variant("bam-weibull", "nmt"))
         logS[size_t(s)] = std::log(prior ? std::gamma_distribution<double>(alpha_gamma(s), 1 / beta)(gen)
                                          : std::weibull_distribution<double>(k, p[size_t(s)] / std::tgamma(1 + 1 / k))(gen));
       else if (s < L)
@@ -163,7 +165,7 @@ struct Latent {
   double kl() const {
     constexpr double kEuler = 0.57721566490153286;
     double kl = 0;
-    if (v == AttnVariant::var_dirichlet) {
+    if (v == parse_attn_variant("var-dirichlet", "nmt")) {
       double a0 = 0, b0 = 0;
       for (int s = 0; s < Tiny::S; ++s) a0 += aq[size_t(s)], b0 += ap[size_t(s)];
       kl = std::lgamma(a0) - std::lgamma(b0);
@@ -171,14 +173,14 @@ struct Latent {
         const double a = aq[size_t(s)], b = ap[size_t(s)];
         kl += std::lgamma(b) - std::lgamma(a) + (a - b) * (digamma(a) - digamma(a0));
       }
-    } else if (v == AttnVariant::gauss_ctx) {
+    } else if (v == parse_attn_variant("gauss-ctx", "nmt")) {
       for (int j = 0; j < Tiny::Hd; ++j) {
         const double d = mu[size_t(j)] - m[size_t(j)], s2 = sigma[size_t(j)] * sigma[size_t(j)];
         kl += -std::log(sigma[size_t(j)]) + (s2 + d * d) / 2 - 0.5;
       }
     } else {
       for (int s = 0; s < L; ++s) {
-        if (v == AttnVariant::bam_weibull) {  // E_q log q − E_q log p, E log S = log λ − γ/k, E S = p_s
+        if (v == parse_attn_variant("bam-weibull", "nmt")) {  // E_q log q − E_q log p, E log S = log λ − γ/k, E S = p_s
           const double lam = p[size_t(s)] / std::tgamma(1 + 1 / k), a = alpha_gamma(s);
           const double e_log_q = std::log(k) - std::log(lam) - (k - 1) * kEuler / k - 1;
           const double e_log_p =

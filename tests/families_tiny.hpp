@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 
 namespace families_test {
 

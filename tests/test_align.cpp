@@ -68,7 +68,7 @@ AlignFixture& fixture() {
 
 TEST_CASE("align: one in-range link per real target word, in corpus order whatever the batch size") {
   const AlignFixture& f = fixture();
-  Seq2Seq model = f.model(AttnVariant::var_enum);
+  Seq2Seq model = f.model(parse_attn_variant("var-enum", "nmt"));
   const ParallelSplit& test = f.data.test;
   for (AlignWhich which : {AlignWhich::prior, AlignWhich::posterior, AlignWhich::q}) {
     CAPTURE(align_which_name(which));
@@ -96,7 +96,7 @@ TEST_CASE("align: one in-range link per real target word, in corpus order whatev
 
 TEST_CASE("align: the posterior argmax is the argmax of attention_maps for that sentence") {
   const AlignFixture& f = fixture();
-  Seq2Seq model = f.model(AttnVariant::marginal);
+  Seq2Seq model = f.model(parse_attn_variant("marginal", "nmt"));
   const ParallelSplit& test = f.data.test;
   const auto all = predict_alignments(model, test, AlignWhich::posterior, 5);
   for (int k : {0, 9}) {
@@ -126,7 +126,7 @@ TEST_CASE("align: the posterior argmax is the argmax of attention_maps for that 
 TEST_CASE("align: ties go to the lowest source position") {
   // All parameters zero: every memory vector is zero, so prior, posterior and q are exactly uniform.
   const AlignFixture& f = fixture();
-  Seq2Seq model = f.model(AttnVariant::var_enum);
+  Seq2Seq model = f.model(parse_attn_variant("var-enum", "nmt"));
   model.ps.init_uniform(0.f, 1);
   for (AlignWhich which : {AlignWhich::prior, AlignWhich::posterior, AlignWhich::q}) {
     const auto links = predict_alignments(model, f.data.test, which, 8);
@@ -137,7 +137,7 @@ TEST_CASE("align: ties go to the lowest source position") {
 
 TEST_CASE("align: q on a model without an inference network is a usage error") {
   const AlignFixture& f = fixture();
-  Seq2Seq model = f.model(AttnVariant::soft);
+  Seq2Seq model = f.model(parse_attn_variant("soft", "nmt"));
   CHECK_THROWS_AS(predict_alignments(model, f.data.test, AlignWhich::q, 4), UsageError);
   CHECK_FALSE(evaluate_alignments(model, f.data.test, f.corpus + "/test.align", 4).q.has_value());
   CHECK_THROWS_AS(parse_align_which("posterior "), UsageError);
@@ -145,7 +145,7 @@ TEST_CASE("align: q on a model without an inference network is a usage error") {
 
 TEST_CASE("align: skipped lines stay empty lines; gold is scored line by line and checked against the pairs") {
   const AlignFixture& f = fixture();
-  Seq2Seq model = f.model(AttnVariant::var_enum);
+  Seq2Seq model = f.model(parse_attn_variant("var-enum", "nmt"));
   const ParallelSplit holed = f.read_test(f.holed);
   REQUIRE(holed.stats.lines == 17);
   REQUIRE(holed.stats.empty_skipped == 1);
@@ -182,8 +182,8 @@ TEST_CASE("align: lava align writes Pharaoh lines, scores against gold, refuses 
   const AlignFixture& f = fixture();
   TempDir tmp("align_cli");
   const std::string soft = tmp.file("soft.st"), venum = tmp.file("venum.st");
-  save_nmt(soft, f.model(AttnVariant::soft), f.data.src_vocab, f.data.tgt_vocab, {});
-  save_nmt(venum, f.model(AttnVariant::var_enum), f.data.src_vocab, f.data.tgt_vocab, {});
+  save_nmt(soft, f.model(parse_attn_variant("soft", "nmt")), f.data.src_vocab, f.data.tgt_vocab, {});
+  save_nmt(venum, f.model(parse_attn_variant("var-enum", "nmt")), f.data.src_vocab, f.data.tgt_vocab, {});
   const std::string out = tmp.file("out.align");
 
   CliResult r = run_lava("align --model " + venum + " --data " + f.holed + " --which q --out " + out);

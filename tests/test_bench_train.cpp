@@ -24,7 +24,8 @@ TEST_CASE("bench train: the GEMM flop counter adds 2·M·N·K per call" * skip_u
 }
 
 TEST_CASE("bench train: a step of every benchmarked variant is finite and the JSON row is complete") {
-  for (AttnVariant v : {AttnVariant::soft, AttnVariant::marginal, AttnVariant::var_enum}) {
+  for (AttnVariant v : {parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"),
+                        parse_attn_variant("var-enum", "nmt")}) {
     TrainBenchOptions o;
     o.attn = v;
     o.emb = 8, o.hidden = 8, o.attn_size = 8, o.inf_hidden = 8, o.vocab = 50;

@@ -140,7 +140,8 @@ Reference reference(CaptionModel& m, const CaptionBatch& b) {
 }  // namespace
 
 TEST_CASE("caption: exact NLL and Jensen bound recomputed with plain loops in double") {
-  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::hard_enum, AttnVariant::soft}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"),
+                        parse_attn_variant("soft", "nmt")}) {
     CAPTURE(variant_info(v).name);
     CaptionModel m = tiny_model(v);
     const CaptionBatch b = tiny_batch();
@@ -149,7 +150,7 @@ TEST_CASE("caption: exact NLL and Jensen bound recomputed with plain loops in do
     const AttentionEvalSums got = m.evaluate(c, b);
     const Reference ref = reference(m, b);
     CHECK(got.tokens == 6);
-    if (v == AttnVariant::soft) {
+    if (v == parse_attn_variant("soft", "nmt")) {
       CHECK(got.log_lik == doctest::Approx(ref.soft).epsilon(1e-5));
     } else {
       CHECK(got.log_lik == doctest::Approx(ref.log_lik).epsilon(1e-5));
@@ -160,7 +161,7 @@ TEST_CASE("caption: exact NLL and Jensen bound recomputed with plain loops in do
 }
 
 TEST_CASE("caption: the training objective of marginal is the exact log-likelihood it evaluates") {
-  CaptionModel m = tiny_model(AttnVariant::marginal);
+  CaptionModel m = tiny_model(parse_attn_variant("marginal", "nmt"));
   const CaptionBatch b = tiny_batch();
   Tape<float> tape;
   Ctx c{tape, m.ps, false, CounterRng(0, 0), 0.f};

@@ -1,5 +1,5 @@
-// sat-hard's estimator (attention/sat_hard.hpp) on a small case: with λ_r = 1, no entropy bonus and no expected
-// context, the mean of its gradient over many draws is the gradient of the Jensen bound Σ_t Σ_i α_ti log f_i,
+// sat-hard's estimator (attention/variants/sat_hard.hpp) on a small case: with λ_r = 1, no entropy bonus and no
+// expected context, the mean of its gradient over many draws is the gradient of the Jensen bound Σ_t Σ_i α_ti log f_i,
 // computed exactly by enumeration (attention_objective with hard-enum), whatever the baseline. Without the
 // REINFORCE term the same check fails (the test can tell a biased estimator).
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attention/sat_hard.hpp"
+#include "attention/variants/sat_hard.hpp"
 #include "core/rng.hpp"
 
 using namespace lava;
@@ -41,8 +41,8 @@ void estimate(Small& m, const SatHardOptions& opt, int draws, std::vector<double
     tape.reset();
     m.ps.zero_grad();
     Ctx c{tape, m.ps, true, CounterRng(7, 1).child(uint64_t(d)), 0.f};
-    const SatHardTerms t = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, -1.3f, opt);
-    tape.backward(t.terms.objective);
+    const ObjectiveTerms t = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, -1.3f, opt);
+    tape.backward(t.objective);
     for (size_t i = 0; i < n; ++i) sum[i] += m.ps.grads()[i], sum2[i] += double(m.ps.grads()[i]) * m.ps.grads()[i];
   }
   mean.resize(n), se.resize(n);
@@ -59,7 +59,8 @@ std::vector<double> exact(Small& m) {
   AttentionDists d;
   d.log_prior = log_softmax(c.p(m.scores), -1);
   d.scores = c.p(m.scores);
-  const ObjectiveTerms t = attention_objective(c, AttnVariant::hard_enum, m.head(c), d, kY, kMask, ObjectiveOptions{});
+  const ObjectiveTerms t =
+      attention_objective(c, parse_attn_variant("hard-enum", "nmt"), m.head(c), d, kY, kMask, ObjectiveOptions{});
   tape.backward(t.objective);
   return {m.ps.grads(), m.ps.grads() + m.ps.size()};
 }
@@ -95,14 +96,14 @@ TEST_CASE("caption sat-hard: the expected-context coin and the baseline's moving
   Ctx c{tape, m.ps, true, CounterRng(3, 4), 0.f};
   SatHardOptions opt;
   opt.p_expected = 1;  // every sentence soft: the value is log f at the soft context, nothing sampled
-  const SatHardTerms soft = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, 0.f, opt);
+  const ObjectiveTerms soft = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, 0.f, opt);
   CHECK(soft.sampled_words == 0);
   const Var<float> lf = m.head(c).log_f_weighted(c, softmax(c.p(m.scores), -1), kY);
-  CHECK(soft.terms.objective.item() == doctest::Approx(lf.val()[0] + lf.val()[1]).epsilon(1e-6));
-  CHECK(sat_baseline_update(0.5f, soft, 0.9f) == 0.5f);
+  CHECK(soft.objective.item() == doctest::Approx(lf.val()[0] + lf.val()[1]).epsilon(1e-6));
+  CHECK(moving_baseline_update(0.5f, soft, 0.9f) == 0.5f);
   opt.p_expected = 0;
-  const SatHardTerms hard = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, 0.f, opt);
+  const ObjectiveTerms hard = sat_hard_objective(c, m.head(c), log_softmax(c.p(m.scores), -1), kY, kMask, 0.f, opt);
   CHECK(hard.sampled_words == 2);
-  CHECK(sat_baseline_update(0.5f, hard, 0.9f) ==
+  CHECK(moving_baseline_update(0.5f, hard, 0.9f) ==
         doctest::Approx(0.9 * 0.5 + 0.1 * hard.sampled_log_lik / 2).epsilon(1e-6));
 }

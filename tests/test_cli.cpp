@@ -2,6 +2,8 @@
 // machine-readable output, and byte-identical results with 1 and 2 threads.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "cli_runner.hpp"

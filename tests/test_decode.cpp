@@ -183,10 +183,13 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
     const char* score;
     int layers, kmax;
   };
-  for (Case cs : {Case{AttnVariant::marginal, "mlp", 2, 0}, Case{AttnVariant::marginal, "general", 1, 2},
-                  Case{AttnVariant::var_enum, "dot", 1, 0}, Case{AttnVariant::marginal, "mlp", 1, 1}, Case{AttnVariant::hard_enum, "mlp", 1, 3},
-                  Case{AttnVariant::soft, "mlp", 2, 0}, Case{AttnVariant::soft, "mlp", 1, 2},
-                  Case{AttnVariant::none, "mlp", 1, 0}}) {
+  for (Case cs :
+       {Case{parse_attn_variant("marginal", "nmt"), "mlp", 2, 0},
+        Case{parse_attn_variant("marginal", "nmt"), "general", 1, 2},
+        Case{parse_attn_variant("var-enum", "nmt"), "dot", 1, 0},
+        Case{parse_attn_variant("marginal", "nmt"), "mlp", 1, 1},
+        Case{parse_attn_variant("hard-enum", "nmt"), "mlp", 1, 3}, Case{parse_attn_variant("soft", "nmt"), "mlp", 2, 0},
+        Case{parse_attn_variant("soft", "nmt"), "mlp", 1, 2}, Case{parse_attn_variant("none", "nmt"), "mlp", 1, 0}}) {
     Seq2SeqConfig cfg = small_config(corpus, cs.v, cs.layers);
     cfg.score = *enum_from_name(kNmtScoreNames, cs.score);
     Seq2Seq model(cfg);
@@ -234,7 +237,7 @@ TEST_CASE("decode: steps fed the reference reproduce the exact evaluation, and e
 
 TEST_CASE("decode: token accuracy of a briefly trained model counts the argmax words of the stepped decoder") {
   ParallelCorpus corpus = load_decode_corpus();
-  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("soft", "nmt")}) {
     Seq2Seq model(small_config(corpus, v));
     train_briefly(model, corpus, 40);
     const Batch batch = make_batch(corpus.train.pairs, std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
@@ -270,7 +273,7 @@ TEST_CASE("decode: token accuracy of a briefly trained model counts the argmax w
 
 TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the reported scores are the model's") {
   ParallelCorpus corpus = load_decode_corpus();
-  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("soft", "nmt")}) {
     Seq2Seq model(small_config(corpus, v));
     train_briefly(model, corpus, 28);  // short of convergence: greedy's choices are often not the best
     const auto src = sources_of(corpus.valid, 12);
@@ -324,7 +327,7 @@ TEST_CASE("decode: beam 1 is greedy, a wider beam never scores lower, and the re
 
 TEST_CASE("decode: translate_corpus keeps the input order and gives empty lines for empty sources") {
   ParallelCorpus corpus = load_decode_corpus();
-  Seq2Seq model(small_config(corpus, AttnVariant::marginal));
+  Seq2Seq model(small_config(corpus, parse_attn_variant("marginal", "nmt")));
   train_briefly(model, corpus, 20);
   std::vector<std::vector<int32_t>> src = sources_of(corpus.valid, 5);
   src.insert(src.begin() + 2, std::vector<int32_t>{});
@@ -343,7 +346,7 @@ TEST_CASE("decode: translate_corpus keeps the input order and gives empty lines 
 
 TEST_CASE("decode: lava translate writes one line per input line and rejects bad input with file:line") {
   ParallelCorpus corpus = load_decode_corpus();
-  Seq2Seq model(small_config(corpus, AttnVariant::marginal));
+  Seq2Seq model(small_config(corpus, parse_attn_variant("marginal", "nmt")));
   train_briefly(model, corpus, 10);
   const std::string model_path = temp_path("decode_model.safetensors");
   save_nmt(model_path, model, corpus.src_vocab, corpus.tgt_vocab, {});

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 #include "families_reference.hpp"
 #include "families_tiny.hpp"
 

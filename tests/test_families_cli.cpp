@@ -29,8 +29,9 @@ using namespace lava;
 
 namespace {
 
-constexpr AttnVariant kNew[] = {AttnVariant::var_dirichlet, AttnVariant::gauss_ctx,  AttnVariant::bam_weibull,
-                                AttnVariant::bam_lognormal, AttnVariant::structured, AttnVariant::sigmoid};
+const AttnVariant kNew[] = {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"),
+                            parse_attn_variant("bam-weibull", "nmt"),   parse_attn_variant("bam-lognormal", "nmt"),
+                            parse_attn_variant("structured", "nmt"),    parse_attn_variant("sigmoid", "nmt")};
 
 // A synthetic corpus (24/6/6 pairs) and a VQA data set of 8 images × 3 regions × 4 features whose answer is a
 // function of one region's first feature (as tests/test_vqa.cpp's), built once.
@@ -149,19 +150,19 @@ TEST_CASE("families cli: the model file carries the variant's hyperparameters (l
   std::vector<Case> cases;
   VariantConfig c;
   c.k_weibull = 5, c.bam_prior = "fixed", c.alpha_gamma = 2, c.beta_gamma = 3, c.eval_samples = 7;
-  cases.push_back({AttnVariant::bam_weibull, c});
+  cases.push_back({parse_attn_variant("bam-weibull", "nmt"), c});
   c = VariantConfig{};
   c.sigma_q = 0.3f, c.sigma_p = 2, c.eval_samples = 4;
-  cases.push_back({AttnVariant::bam_lognormal, c});
+  cases.push_back({parse_attn_variant("bam-lognormal", "nmt"), c});
   c = VariantConfig{};
   c.alpha_transform = "softplus", c.eval_samples = 3;
-  cases.push_back({AttnVariant::var_dirichlet, c});
+  cases.push_back({parse_attn_variant("var-dirichlet", "nmt"), c});
   c = VariantConfig{};
   c.gauss_prior = "zero";
-  cases.push_back({AttnVariant::gauss_ctx, c});
+  cases.push_back({parse_attn_variant("gauss-ctx", "nmt"), c});
   c = VariantConfig{};
   c.crf_lambda = 1.3f;
-  cases.push_back({AttnVariant::structured, c});
+  cases.push_back({parse_attn_variant("structured", "nmt"), c});
   auto same_config = [](const VariantConfig& a, const VariantConfig& b) {
     return a.alpha_transform == b.alpha_transform && a.k_weibull == b.k_weibull && a.bam_prior == b.bam_prior &&
            a.alpha_gamma == b.alpha_gamma && a.beta_gamma == b.beta_gamma && a.sigma_q == b.sigma_q &&
@@ -269,13 +270,13 @@ TEST_CASE("families cli: a bad variant hyperparameter is a usage error: exit 2, 
     CHECK(r.err.find("--k-weibull") != std::string::npos);
   }
   Seq2SeqConfig cfg;
-  cfg.attn = AttnVariant::bam_weibull;
+  cfg.attn = parse_attn_variant("bam-weibull", "nmt");
   cfg.src_vocab = f.nmt.src_vocab.size(), cfg.tgt_vocab = f.nmt.tgt_vocab.size();
   cfg.emb = 4, cfg.hidden = 6, cfg.attn_size = 4, cfg.inf_hidden = 4;
   const std::string model = f.tmp.file("bad-options.safetensors");
   save_nmt(model, Seq2Seq(cfg), f.nmt.src_vocab, f.nmt.tgt_vocab, {});
   VqaConfig vc;
-  vc.attn = AttnVariant::bam_weibull, vc.words = f.words.size(), vc.answers = f.answers.size();
+  vc.attn = parse_attn_variant("bam-weibull", "nmt"), vc.words = f.words.size(), vc.answers = f.answers.size();
   vc.regions = f.vqa_train.features->num_regions(), vc.feature_dim = f.vqa_train.features->dim();
   vc.emb = vc.hidden = vc.attn_size = vc.mlp = vc.answer_emb = 4;
   const std::string vqa_model = f.tmp.file("bad-options-vqa.safetensors");
@@ -292,11 +293,12 @@ TEST_CASE("families cli: a bad variant hyperparameter is a usage error: exit 2, 
 
 TEST_CASE("families cli: the best checkpoint follows the bound each variant trains; --encoder embedding round-trips") {
   // log p for the variants that train the likelihood itself, the ELBO for the rest.
-  for (AttnVariant v : {AttnVariant::none, AttnVariant::soft, AttnVariant::marginal, AttnVariant::structured,
-                        AttnVariant::sigmoid})
+  for (AttnVariant v :
+       {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"),
+        parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")})
     CHECK(valid_criterion(v, 2.5, -3.0) == -2.5);
-  for (AttnVariant v : {AttnVariant::hard_enum, AttnVariant::var_enum, AttnVariant::var_dirichlet,
-                        AttnVariant::bam_weibull})
+  for (AttnVariant v : {parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("var-enum", "nmt"),
+                        parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("bam-weibull", "nmt")})
     CHECK(valid_criterion(v, 2.5, -3.0) == -3.0);
 
   const Fixture& f = fixture();

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attention/continuous.hpp"
+#include "attention/variants/continuous.hpp"
 #include "families_reference.hpp"
 #include "families_tiny.hpp"
 
@@ -43,12 +43,13 @@ size_t offset(const Tiny& t, int id) { return t.ps.params()[size_t(id)].offset; 
 }  // namespace
 
 TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q || posterior), then the ELBO") {
-  Tiny t(AttnVariant::var_enum, VariantConfig{}, 8);
+  Tiny t(parse_attn_variant("var-enum", "nmt"), VariantConfig{}, 8);
   ObjectiveOptions opt;
   opt.warm_start = 3, opt.step = 0;
-  const Step warm = run_objective(t, AttnVariant::var_enum, opt), marg = run_objective(t, AttnVariant::marginal, opt);
+  const Step warm = run_objective(t, parse_attn_variant("var-enum", "nmt"), opt),
+             marg = run_objective(t, parse_attn_variant("marginal", "nmt"), opt);
   opt.step = 3;
-  const Step after = run_objective(t, AttnVariant::var_enum, opt);
+  const Step after = run_objective(t, parse_attn_variant("var-enum", "nmt"), opt);
   // In double: the exact posterior π ∝ p f, the ELBO and KL(q ‖ p) per real token, and the gradients
   //   warm:  ∂/∂s_j = π_j − p_j        after: ∂/∂s_j = q_j − p_j        both: ∂/∂u_j = q_j (log p_j f_j − log q_j − ELBO)
   Vec g_warm(Tiny::N * Tiny::S, 0.0), g_after(g_warm), g_q(g_warm);
@@ -87,18 +88,19 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
   CHECK(after.value == doctest::Approx(elbo).epsilon(1e-5));
   // Every categorical q variant shares the warm start (its objective does not depend on the estimator).
   opt.step = 0;
-  for (AttnVariant v : {AttnVariant::var_sample, AttnVariant::var_gumbel, AttnVariant::var_rws}) {
+  for (AttnVariant v : {parse_attn_variant("var-sample", "nmt"), parse_attn_variant("var-gumbel", "nmt"),
+                        parse_attn_variant("var-rws", "nmt")}) {
     const Step other = run_objective(t, v, opt);
     for (size_t i = 0; i < warm.grad.size(); ++i) CHECK(other.grad[i] == doctest::Approx(warm.grad[i]).epsilon(1e-6));
   }
 
   // var-dirichlet: the Jensen bound E_{Dir(α_p)} log f with z from the prior; q gets no gradient and no KL.
-  Tiny d(AttnVariant::var_dirichlet, VariantConfig{}, 8);
+  Tiny d(parse_attn_variant("var-dirichlet", "nmt"), VariantConfig{}, 8);
   constexpr int D = 200, Kref = 5000;
-  const Reference ref = reference(d, AttnVariant::var_dirichlet, Kref, 9);
+  const Reference ref = reference(d, parse_attn_variant("var-dirichlet", "nmt"), Kref, 9);
   double mean = 0, mean2 = 0;
   for (int k = 0; k < D; ++k) {
-    const Step s = run_objective(d, AttnVariant::var_dirichlet, opt, 50 + uint64_t(k));
+    const Step s = run_objective(d, parse_attn_variant("var-dirichlet", "nmt"), opt, 50 + uint64_t(k));
     CHECK(s.kl == 0);
     if (k == 0)
       for (size_t i = offset(d, d.q_scores); i < offset(d, d.q_scores) + ns; ++i) CHECK(s.grad[i] == 0);
@@ -106,7 +108,7 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
   }
   CHECK(std::abs(mean - ref.jensen_prior) < 4 * std::sqrt((mean2 - mean * mean) * (1.0 / D + 1.0 / Kref)) + 1e-3);
   opt.step = 3;
-  const Step s = run_objective(d, AttnVariant::var_dirichlet, opt);
+  const Step s = run_objective(d, parse_attn_variant("var-dirichlet", "nmt"), opt);
   double q_norm = 0;
   for (size_t i = offset(d, d.q_scores); i < offset(d, d.q_scores) + ns; ++i) q_norm += std::abs(s.grad[i]);
   CHECK(q_norm > 1e-3);
@@ -114,8 +116,8 @@ TEST_CASE("families: warm start trains p, f on the exact marginal and q on -KL(q
 }
 
 TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the weight follows --att-kl and the ramp") {
-  for (AttnVariant v : {AttnVariant::gauss_ctx, AttnVariant::bam_weibull, AttnVariant::bam_lognormal,
-                        AttnVariant::var_dirichlet}) {
+  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"),
+                        parse_attn_variant("bam-lognormal", "nmt"), parse_attn_variant("var-dirichlet", "nmt")}) {
     CAPTURE(variant_info(v).name);
     Tiny t(v, VariantConfig{}, 13);
     ObjectiveOptions opt;
@@ -124,27 +126,29 @@ TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the w
     for (float att_kl : {-1.f, 0.f, 0.3f, 2.f}) {
       for (int64_t step : {int64_t(0), int64_t(4500), int64_t(5500)}) {
         opt.att_kl = att_kl, opt.kl_anneal = 4500, opt.step = step;
-        const double w0 = att_kl >= 0 ? att_kl : v == AttnVariant::gauss_ctx ? 0.1 : 1.0;
+        const double w0 = att_kl >= 0 ? att_kl : v == parse_attn_variant("gauss-ctx", "nmt") ? 0.1 : 1.0;
         const double w = w0 * (std::tanh((double(step) - 4500) / 1000) + 1) / 2;  // Bahuleyan et al.'s ramp
         CAPTURE(att_kl);
         CAPTURE(step);
-        if (v != AttnVariant::var_dirichlet) CHECK(continuous_kl_weight(v, opt) == doctest::Approx(w).epsilon(1e-6));
+        if (v != parse_attn_variant("var-dirichlet", "nmt"))
+          CHECK(continuous_kl_weight(v, opt) == doctest::Approx(w).epsilon(1e-6));
         const Step s = run_objective(t, v, opt);
         CHECK(s.value == base.value);  // the same draw: value and KL do not depend on the weight
         CHECK(s.kl == base.kl);
-        const double used = v == AttnVariant::var_dirichlet ? 1.0 : w;  // Dirichlet: always the ELBO
+        const double used = v == parse_attn_variant("var-dirichlet", "nmt") ? 1.0 : w;  // Dirichlet: always the ELBO
         CHECK(s.objective == doctest::Approx(s.value + (1 - used) * s.kl).epsilon(1e-5));
       }
     }
     opt.kl_anneal = 0, opt.att_kl = 0.3f;
-    if (v != AttnVariant::var_dirichlet) CHECK(continuous_kl_weight(v, opt) == 0.3f);
+    if (v != parse_attn_variant("var-dirichlet", "nmt")) CHECK(continuous_kl_weight(v, opt) == 0.3f);
   }
 }
 
 TEST_CASE("families: a training step's objective and gradients are identical with 1 and 2 threads") {
   const int saved = omp_get_max_threads();
-  for (AttnVariant v : {AttnVariant::var_dirichlet, AttnVariant::gauss_ctx, AttnVariant::bam_weibull,
-                        AttnVariant::bam_lognormal, AttnVariant::structured, AttnVariant::sigmoid}) {
+  for (AttnVariant v : {parse_attn_variant("var-dirichlet", "nmt"), parse_attn_variant("gauss-ctx", "nmt"),
+                        parse_attn_variant("bam-weibull", "nmt"), parse_attn_variant("bam-lognormal", "nmt"),
+                        parse_attn_variant("structured", "nmt"), parse_attn_variant("sigmoid", "nmt")}) {
     CAPTURE(variant_info(v).name);
     Tiny t(v, VariantConfig{}, 17);
     omp_set_num_threads(1);

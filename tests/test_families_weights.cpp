@@ -23,7 +23,7 @@ TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute 
   cfg.crf_lambda = 1.7f;
   ParamStore<float> ps;
   const int sc = ps.add("scores", Shape{B, T, S});
-  VariantParams vp(ps, AttnVariant::structured, cfg, 3);
+  VariantParams vp(ps, parse_attn_variant("structured", "nmt"), cfg, 3);
   ps.init_uniform(2.f, 5);
   for (int k = 0; k < N * S; ++k)
     if (k % S >= len[k / S / T]) ps.val(sc)[k] = kMaskedLogit;
@@ -63,7 +63,7 @@ TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute 
   Ctx c{tape, ps, true, CounterRng(1, 1), 0.f};
   AttentionDists d;
   d.scores = c.p(sc), d.log_prior = log_softmax(d.scores, -1), d.extra = vp.vars(c);
-  Var<float> w = attention_weights(AttnVariant::structured, d);
+  Var<float> w = attention_weights(parse_attn_variant("structured", "nmt"), d);
   for (int n = 0; n < N; ++n) {
     const Vec ref = brute(s0, pair, n);
     for (int i = 0; i < S; ++i) {
@@ -87,13 +87,13 @@ TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute 
     CHECK(ps.grad(ps.find("attn/crf/pairwise"))[k] == doctest::Approx((J(s0, bp) - J(s0, bm)) / (2 * h)).epsilon(1e-3));
   }
 
-  Var<float> sig = attention_weights(AttnVariant::sigmoid, d);
+  Var<float> sig = attention_weights(parse_attn_variant("sigmoid", "nmt"), d);
   for (int k = 0; k < N * S; ++k)
     CHECK(sig.val()[k] == doctest::Approx(k % S >= len[k / S / T] ? 0.0 : 1 / (1 + std::exp(-s0[size_t(k)]))));
   for (const char* transform : {"exp", "softplus"}) {
     CAPTURE(transform);
     d.extra.cfg.alpha_transform = transform;
-    Var<float> mean = attention_weights(AttnVariant::var_dirichlet, d);
+    Var<float> mean = attention_weights(parse_attn_variant("var-dirichlet", "nmt"), d);
     for (int n = 0; n < N; ++n) {
       Vec a(S);
       double a0 = 0;
@@ -104,7 +104,8 @@ TEST_CASE("families: structured, sigmoid and Dirichlet-mean weights equal brute 
       for (int i = 0; i < S; ++i) CHECK(mean.val()[n * S + i] == doctest::Approx(a[size_t(i)] / a0).epsilon(1e-5));
     }
   }
-  for (AttnVariant v : {AttnVariant::gauss_ctx, AttnVariant::bam_weibull, AttnVariant::bam_lognormal}) {
+  for (AttnVariant v : {parse_attn_variant("gauss-ctx", "nmt"), parse_attn_variant("bam-weibull", "nmt"),
+                        parse_attn_variant("bam-lognormal", "nmt")}) {
     Var<float> p = attention_weights(v, d);  // the prior's mean
     for (int k = 0; k < N * S; ++k) CHECK(p.val()[k] == doctest::Approx(std::exp(d.log_prior.val()[k])));
   }
@@ -116,14 +117,14 @@ TEST_CASE("families: structured weights stay finite when every score is far belo
   ParamStore<float> ps;
   const int sc = ps.add("scores", Shape{1, 1, 4});
   VariantConfig cfg;
-  VariantParams vp(ps, AttnVariant::structured, cfg, 3);  // pairwise scores 0, λ = 2
+  VariantParams vp(ps, parse_attn_variant("structured", "nmt"), cfg, 3);  // pairwise scores 0, λ = 2
   const double s[4] = {-120, -118.5, -121, -119};
   for (int i = 0; i < 4; ++i) ps.val(sc)[i] = float(s[i]);
   Tape<float> tape;
   Ctx c{tape, ps, true, CounterRng(1, 1), 0.f};
   AttentionDists d;
   d.scores = c.p(sc), d.log_prior = log_softmax(d.scores, -1), d.extra = vp.vars(c);
-  Var<float> w = attention_weights(AttnVariant::structured, d);
+  Var<float> w = attention_weights(parse_attn_variant("structured", "nmt"), d);
   double p1[4] = {}, total = 0, Z = 0;  // brute force over the 16 chains
   for (int z = 0; z < 16; ++z) {
     double score = 0;

@@ -34,7 +34,8 @@ using resume_test::tiny_flags;
 NmtTrainOptions tiny_options(const std::string& save) {
   NmtTrainOptions o;
   o.corpus.dir = corpus_dir();
-  o.model.attn = AttnVariant::var_sample;  // sampling and dropout: both need the counter-based streams to line up
+  o.model.attn =
+      parse_attn_variant("var-sample", "nmt");  // sampling and dropout: both need the counter-based streams to line up
   o.model.emb = 8, o.model.hidden = 12, o.model.attn_size = 6, o.model.inf_hidden = 6, o.model.dropout = 0.3f;
   o.loop.epochs = 3, o.loop.batch_size = 8, o.loop.lr = 0.02, o.loop.seed = 7;
   o.loop.save = save;
@@ -175,7 +176,7 @@ TEST_CASE("resume: options that shape training must match the saved run") {
   refused(p, "--batch-size");
   p = o, p.model.hidden = 16;
   refused(p, "--hidden-size");
-  p = o, p.model.attn = AttnVariant::var_enum;
+  p = o, p.model.attn = parse_attn_variant("var-enum", "nmt");
   refused(p, "--attn");
   p = o, p.loop.seed = 8;
   refused(p, "--seed");
@@ -267,7 +268,7 @@ TEST_CASE("resume: --plot writes learning curves and attention heatmaps with the
   }
   CHECK(!std::filesystem::exists(o.plot_dir + "/attention-5.svg"));
   // Without q there is no q picture.
-  o.model.attn = AttnVariant::soft, o.plot_dir = tmp.file("soft"), o.loop.epochs = 1;
+  o.model.attn = parse_attn_variant("soft", "nmt"), o.plot_dir = tmp.file("soft"), o.loop.epochs = 1;
   capture_stdout(tmp.file("out"), [&] { train_nmt(o); });
   CHECK(std::filesystem::exists(o.plot_dir + "/attention-1.svg"));
   CHECK(!std::filesystem::exists(o.plot_dir + "/attention-1-q.svg"));

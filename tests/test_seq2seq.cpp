@@ -47,7 +47,8 @@ Seq2SeqConfig tiny_config(const ParallelCorpus& c, AttnVariant v) {
 
 TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluation (no dropout)") {
   ParallelCorpus corpus = load_tiny();
-  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::hard_enum, AttnVariant::var_enum, AttnVariant::soft}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("hard-enum", "nmt"),
+                        parse_attn_variant("var-enum", "nmt"), parse_attn_variant("soft", "nmt")}) {
     Seq2Seq model(tiny_config(corpus, v));
     model.ps.init_uniform(0.3f, 5);
     const std::vector<int> idx = {0, 1, 2, 3, 4};
@@ -59,7 +60,8 @@ TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluatio
     const AttentionEvalSums sums = model.evaluate(c, batch, 0);
     CAPTURE(variant_info(v).name);
     CHECK(sums.tokens == double(batch.target_tokens()));
-    const double expected = v == AttnVariant::marginal || v == AttnVariant::soft ? sums.log_lik : sums.elbo;
+    const double expected =
+        v == parse_attn_variant("marginal", "nmt") || v == parse_attn_variant("soft", "nmt") ? sums.log_lik : sums.elbo;
     CHECK(terms.value_sum == doctest::Approx(expected).epsilon(1e-5));
     CHECK(sums.elbo <= sums.log_lik + 1e-4);                      // a bound, never above the exact likelihood
     CHECK(sums.max_identity_error < 1e-4);                          // log p − ELBO = KL(q ‖ posterior) per token
@@ -69,9 +71,11 @@ TEST_CASE("seq2seq: the enumerated training objective equals the exact evaluatio
 
 TEST_CASE("seq2seq: every variant trains a few steps without NaN and improves the training objective") {
   ParallelCorpus corpus = load_tiny();
-  for (AttnVariant v : {AttnVariant::none, AttnVariant::soft, AttnVariant::marginal, AttnVariant::hard_enum,
-                        AttnVariant::hard_sample, AttnVariant::var_enum, AttnVariant::var_sample,
-                        AttnVariant::var_gumbel, AttnVariant::var_rws}) {
+  for (AttnVariant v :
+       {parse_attn_variant("none", "nmt"), parse_attn_variant("soft", "nmt"), parse_attn_variant("marginal", "nmt"),
+        parse_attn_variant("hard-enum", "nmt"), parse_attn_variant("hard-sample", "nmt"),
+        parse_attn_variant("var-enum", "nmt"), parse_attn_variant("var-sample", "nmt"),
+        parse_attn_variant("var-gumbel", "nmt"), parse_attn_variant("var-rws", "nmt")}) {
     Seq2Seq model(tiny_config(corpus, v));
     model.ps.init_uniform(0.1f, 5);
     Adam<float> adam;
@@ -102,7 +106,7 @@ TEST_CASE("seq2seq: checkpoints round-trip and a step is bit-identical with 1 an
   ParallelCorpus corpus = load_tiny();
   auto train_two_steps = [&](int threads) {
     omp_set_num_threads(threads);
-    Seq2Seq model(tiny_config(corpus, AttnVariant::var_enum));
+    Seq2Seq model(tiny_config(corpus, parse_attn_variant("var-enum", "nmt")));
     model.ps.init_uniform(0.1f, 5);
     Adam<float> adam;
     Tape<float> tape;
@@ -121,12 +125,12 @@ TEST_CASE("seq2seq: checkpoints round-trip and a step is bit-identical with 1 an
   omp_set_num_threads(saved);
   CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
 
-  Seq2Seq model(tiny_config(corpus, AttnVariant::var_enum));
+  Seq2Seq model(tiny_config(corpus, parse_attn_variant("var-enum", "nmt")));
   model.ps.init_uniform(0.2f, 8);
   const std::string path = tiny_corpus() + "/model.safetensors";
   save_nmt(path, model, corpus.src_vocab, corpus.tgt_vocab, {{"epoch", "1"}});
   LoadedNmt loaded = load_nmt(path);
-  CHECK(loaded.model->config().attn == AttnVariant::var_enum);
+  CHECK(loaded.model->config().attn == parse_attn_variant("var-enum", "nmt"));
   CHECK(loaded.tgt_vocab.size() == corpus.tgt_vocab.size());
   const NmtEvalFigures a = evaluate_nmt(model, corpus.valid, 8, 0, 1);
   const NmtEvalFigures b = evaluate_nmt(*loaded.model, corpus.valid, 8, 0, 1);

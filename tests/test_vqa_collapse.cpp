@@ -43,7 +43,7 @@ TEST_CASE("vqa collapse: q equal to the prior on one question type is flagged th
   const std::vector<const VqaQuestion*> qs = {&q0, &q1, &q2, &q3};
   const int32_t ids[] = {0, 1, 0, 0};
   VqaEvalSums sums;
-  score_vqa_batch(AttnVariant::var_enum, s, qs, ids, answers, sums);
+  score_vqa_batch(parse_attn_variant("var-enum", "nmt"), s, qs, ids, answers, sums);
   const VqaEvalFigures f = vqa_figures(sums, true);
   REQUIRE(f.per_type.size() == 2);
   const VqaFigures& what_at = f.per_type[0].figures;
@@ -62,7 +62,7 @@ TEST_CASE("vqa collapse: q equal to the prior on one question type is flagged th
   VqaScores no_q = s;
   no_q.log_q.clear();
   VqaEvalSums sums_no_q;
-  score_vqa_batch(AttnVariant::marginal, no_q, qs, ids, answers, sums_no_q);
+  score_vqa_batch(parse_attn_variant("marginal", "nmt"), no_q, qs, ids, answers, sums_no_q);
   const VqaEvalFigures g = vqa_figures(sums_no_q, false);
   CHECK(std::isnan(g.q_entropy));
   CHECK_FALSE(g.per_type[1].figures.q_collapsed());

@@ -127,7 +127,8 @@ struct PlainVqa {
 TEST_CASE("vqa: nll and accuracy agree with a plain-loop recomputation in double (marginal and soft)") {
   TinyVqa d;
   Loaded l = load(d);
-  for (AttnVariant v : {AttnVariant::marginal, AttnVariant::soft, AttnVariant::var_sample}) {
+  for (AttnVariant v : {parse_attn_variant("marginal", "nmt"), parse_attn_variant("soft", "nmt"),
+                        parse_attn_variant("var-sample", "nmt")}) {
     VqaModel model(tiny_config(l, v));
     model.ps.init_uniform(1.0f, 5);
     const VqaEvalFigures f = evaluate_vqa(model, l.test, l.test_enc, l.answers, 4);
@@ -206,7 +207,7 @@ TEST_CASE("vqa: accuracy, VQA score, unseen answers and region accuracy of a han
   const std::vector<const VqaQuestion*> qs = {&q0, &q1, &q2, &q3};
   const int32_t ids[] = {1, 0, 0, -1};
   VqaEvalSums sums;
-  score_vqa_batch(AttnVariant::var_enum, s, qs, ids, answers, sums);
+  score_vqa_batch(parse_attn_variant("var-enum", "nmt"), s, qs, ids, answers, sums);
   const VqaEvalFigures f = vqa_figures(sums, true);
   // predictive: q0 p(a) = .5·.9 + .3·.9 + .2·.1 = .74 -> "a" (wrong); q1 p(a) = .2·.5 + .6·.8 + .2·.5 = .68 -> "a";
   // q2 -> "a"; q3: a tie .5/.5 -> the lower id "a", wrong ("zzz").
@@ -249,7 +250,7 @@ TEST_CASE("vqa: accuracy, VQA score, unseen answers and region accuracy of a han
   VqaScores no_q = s;
   no_q.log_q.clear();
   VqaEvalSums sums2;
-  score_vqa_batch(AttnVariant::marginal, no_q, qs, ids, answers, sums2);
+  score_vqa_batch(parse_attn_variant("marginal", "nmt"), no_q, qs, ids, answers, sums2);
   CHECK(std::isnan(vqa_figures(sums2, false).region_acc_q));
   CHECK(vqa_figures(sums2, false).kl == doctest::Approx(0.0));
 }

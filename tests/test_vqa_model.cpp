@@ -31,7 +31,7 @@ using namespace vqa_test;
 TEST_CASE("vqa: var-enum kl_gap equals KL(q || exact posterior) per question; the ELBO objective equals evaluation") {
   TinyVqa d;
   Loaded l = load(d);
-  VqaModel model(tiny_config(l, AttnVariant::var_enum));
+  VqaModel model(tiny_config(l, parse_attn_variant("var-enum", "nmt")));
   model.ps.init_uniform(0.8f, 11);
   Tape<float> tape;
   Ctx c{tape, model.ps, false, CounterRng(1, 2), 0.f};
@@ -63,8 +63,8 @@ TEST_CASE("vqa: var-enum kl_gap equals KL(q || exact posterior) per question; th
     one.log_q.assign(s.log_q.begin() + b * s.R, s.log_q.begin() + (b + 1) * s.R);
     one.log_f.assign(s.log_f.begin() + b * s.R * s.V, s.log_f.begin() + (b + 1) * s.R * s.V);
     VqaEvalSums sums;
-    score_vqa_batch(AttnVariant::var_enum, one, {&l.train.questions[size_t(b)]}, &batch.answer[size_t(b)], l.answers,
-                    sums);
+    score_vqa_batch(parse_attn_variant("var-enum", "nmt"), one, {&l.train.questions[size_t(b)]},
+                    &batch.answer[size_t(b)], l.answers, sums);
     const VqaEvalFigures fb = vqa_figures(sums, true);
     CAPTURE(b);
     CHECK(std::abs(fb.kl_gap - kl_post) < 1e-4);
@@ -117,7 +117,7 @@ TEST_CASE("vqa: bad input is one InputError naming the file (and line)") {
     write_npy(d.features, {d.images, d.regions, d.dim}, f.data());
     Loaded l = load(d);
     check_input_error([&] { make_vqa_batch(l.train, l.train_enc, first(8)); }, d.features, "image 2 region 1");
-    VqaConfig c = tiny_config(l, AttnVariant::soft);
+    VqaConfig c = tiny_config(l, parse_attn_variant("soft", "nmt"));
     c.feature_dim += 1;
     check_input_error([&] { check_vqa_features(c, l.train); }, d.features, "trained on");
   }
@@ -127,7 +127,7 @@ TEST_CASE("vqa: bad input is one InputError naming the file (and line)") {
   }
   SUBCASE("a model file that is not a VQA model, or has a broken answer list") {
     Loaded l = load(d);
-    VqaModel model(tiny_config(l, AttnVariant::soft));
+    VqaModel model(tiny_config(l, parse_attn_variant("soft", "nmt")));
     const std::string path = d.tmp.file("m.safetensors");
     save_vqa(path, model, l.words, l.answers, {{"task", "nmt"}});
     check_input_error([&] { load_vqa(path); }, path, "not a VQA model");
@@ -141,7 +141,7 @@ TEST_CASE("vqa: training steps are bit-identical with 1 and 2 threads") {
   Loaded l = load(d);
   auto train_steps = [&](int threads) {
     omp_set_num_threads(threads);
-    VqaConfig cfg = tiny_config(l, AttnVariant::var_sample);
+    VqaConfig cfg = tiny_config(l, parse_attn_variant("var-sample", "nmt"));
     cfg.hidden = 64, cfg.mlp = 64, cfg.attn_size = 32, cfg.dropout = 0.3f;
     VqaModel model(cfg);
     model.ps.init_uniform(0.1f, 5);

@@ -24,7 +24,7 @@ struct TinyNmt {
     co.dir = corpus_dir;
     corpus = load_parallel_corpus(co, VocabOptions{}, VocabOptions{});
     Seq2SeqConfig cfg;
-    cfg.attn = AttnVariant::var_enum;
+    cfg.attn = parse_attn_variant("var-enum", "nmt");
     cfg.src_vocab = corpus.src_vocab.size(), cfg.tgt_vocab = corpus.tgt_vocab.size();
     cfg.emb = 8, cfg.hidden = 12, cfg.attn_size = 6, cfg.inf_hidden = 6, cfg.dropout = 0.f;
     Seq2Seq model(cfg);

@@ -30,7 +30,7 @@ std::string collapse_text(const CollapseVerdict& v, const char* unit) {
 }
 
 std::string collapse_warning(const CollapseVerdict& v, int epoch) {
-  return fmt::format("lava train: warning: epoch {}: {} (see README, the var-enum analysis)", epoch,
+  return fmt::format("lava train: warning: epoch {}: {} (see README, the analysis of variational attention)", epoch,
                      collapse_text(v, "token"));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Training objectives and evaluation figures of every attention variant (attention/variant.hpp), over a batch of
-// B·T queries with S candidate positions each. The model supplies the prior log p(z | x, x̃), optionally the
+// Training objectives and evaluation figures of the attention variants (attention/attention_variant.hpp), over a
+// batch of B·T queries with S candidate positions each. The model supplies the prior log p(z | x, x̃), optionally the
 // inference network's log q(z | x, y), and the output head f; padded positions carry kMaskedLogit in the scores, so
 // their probability is exactly 0 in float and 0 · log 0 never appears.
 #include <cstdint>
@@ -17,22 +17,33 @@ struct AttentionDists {
   Var<float> log_prior;  // (B, T, S)
   Var<float> log_q;      // (B, T, S); tape == nullptr when the variant has no inference network
   Var<float> scores;     // (B, T, S) the prior's scores before the softmax, padding at kMaskedLogit
-  Var<float> q_scores;   // (B, T, S) q's scores before the softmax (var-dirichlet), padding at kMaskedLogit
+  Var<float> q_scores;   // (B, T, S) q's scores before the softmax (for q's that are not categorical), padding at
+                         // kMaskedLogit
   VariantVars extra;     // the variant's own parameters (attention/variant_params.hpp)
   bool has_q() const { return log_q.tape != nullptr; }
 };
 
+// Show, Attend and Tell's estimator for hard attention in captioning: its weights and moving baseline.
+struct SatHardOptions {
+  float reinforce = 1.0f;    // λ_r, the weight of the score-function term (--sat-reinforce)
+  float entropy = 0.0f;      // λ_e, the entropy bonus (--sat-entropy)
+  float p_expected = 0.5f;   // probability per sentence of the expected (soft) context (--sat-expected)
+  float baseline_decay = 0.9f;  // of the moving-average baseline (--sat-baseline-decay; 0 = the last batch's mean)
+};
+
+// Each field is read by the variants whose estimator it configures; the others ignore it.
 struct ObjectiveOptions {
-  int samples = 5;            // var-rws
-  float temperature = 1.0f;   // var-gumbel
+  int samples = 5;            // importance-weighted (wake-sleep) training: samples from q
+  float temperature = 1.0f;   // relaxed (Gumbel-softmax) samples: the temperature τ
   int64_t step = 0;           // the update being computed (the trainer sets it): the schedules below read it
-  int64_t warm_start = 0;     // var-*: updates before the inference network takes over (variant.hpp)
-  float att_kl = -1.0f;       // gauss-ctx, bam-*: weight of the KL term in training (< 0: the variant's default)
-  int64_t kl_anneal = 0;      // gauss-ctx, bam-*: midpoint of the tanh KL-weight ramp (0: no ramp)
-  float crf_l2 = 0.005f;      // structured: L2 penalty on the CRF's pairwise scores
-  // If set, receives the step's noise for an independent re-computation (lava crosscheck-dump): the drawn indices
-  // z (hard-sample, var-sample: one per query; var-rws: K per query, sample k of query n at n·K + k) or the Gumbel
-  // draws g (var-gumbel: one per query and position).
+  int64_t warm_start = 0;     // variants with q: updates before the inference network takes over
+  float att_kl = -1.0f;       // continuous latents: weight of the KL term in training (< 0: the variant's default)
+  int64_t kl_anneal = 0;      // continuous latents: midpoint of the tanh KL-weight ramp (0: no ramp)
+  float crf_l2 = 0.005f;      // the linear-chain CRF: L2 penalty on its pairwise scores
+  SatHardOptions sat;         // the moving-baseline estimator
+  float baseline = 0;         // its moving-average baseline b before this batch (the model keeps it)
+  // If set, receives the step's noise for an independent re-computation (lava crosscheck-dump), in the layout the
+  // variant documents (drawn indices, K per query at n·K + k, or Gumbel draws per query and position).
   std::vector<float>* noise_out = nullptr;
 };
 
@@ -41,11 +52,24 @@ struct ObjectiveTerms {
   double value_sum = 0;  // Σ of the objective's value without REINFORCE surrogate terms (log-lik or ELBO estimate)
   double kl_sum = 0;     // Σ KL(q ‖ p) over real tokens (0 without q)
   double q_entropy_sum = 0, prior_entropy_sum = 0;  // Σ H(q), Σ H(p) over real tokens (0 without q): collapse_monitor
+  double sampled_words = 0, sampled_log_lik = 0;  // the moving-baseline estimator: sampled words, Σ log f over them
 };
 
-// y: (B, T) labels; token_mask: (B, T), 1 for real tokens and 0 for padding.
+// A batch's targets as every objective reads them.
+struct ObjectiveTargets {
+  const int32_t* y;          // (B, T) labels
+  const float* token_mask;   // (B, T) 1 for real tokens, 0 for padding
+  Var<float> mask;           // the same on the tape (a constant)
+};
+
+// y: (B, T) labels; token_mask: (B, T), 1 for real tokens and 0 for padding. The variant's objective, after the
+// marginal warm start where the variant takes it (AttnVariantInfo::marginal_warm_start), plus the entropy sums of q.
 ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
                                    const int32_t* y, const float* token_mask, const ObjectiveOptions& opt);
+
+// A moving-average reward baseline's next value, b ← decay · b + (1 − decay) · (mean log f of the sampled words),
+// unchanged when no word was sampled (AttnVariantInfo::moving_baseline).
+float moving_baseline_update(float baseline, const ObjectiveTerms& t, float decay);
 
 // Evaluation sums over real tokens (all in nats, double precision).
 struct AttentionEvalSums {
@@ -63,14 +87,13 @@ struct AttentionEvalSums {
   void add(const AttentionEvalSums& o);
 };
 
-// Per-token figures from the enumerated log f (B, T, S) (soft_log_lik (B, T) for the non-latent variants) plus the
+// Per-token figures from the enumerated log f (B, T, S) (soft_log_lik (B, T) when v is not latent) plus the
 // prior and q values; `kmax` > 0 renormalises the prior over its top-K positions first (K-max test-time attention).
 AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const float* log_q, const float* log_f,
                                  const float* soft_log_lik, const float* token_mask, int64_t N, int64_t S, int kmax);
 
-// The evaluation sums of one batch from the model's distributions and head (no gradient; run under NoGrad):
-// enumerated for the latent variants, the direct log f at attention_weights() for the deterministic ones, and the
-// importance-weighted estimate of attention/continuous.hpp for the sampled ones. y: (B, T); token_mask: (B, T).
+// The evaluation sums of one batch from the model's distributions and head (no gradient; run under NoGrad): the
+// variant's (AttentionVariant::evaluate). y: (B, T); token_mask: (B, T).
 AttentionEvalSums attention_eval_batch(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
                                        const int32_t* y, const float* token_mask, int kmax);
 

@@ -1,43 +1,26 @@
 #include "attention/variant.hpp"
 
+#include <fmt/format.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "attention/attention_variant.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 
 namespace lava {
 
-namespace {
-constexpr AttnVariantInfo kVariants[] = {
-    {AttnVariant::none, "none", "no attention: f sees a fixed uniform average of the memory", false, false},
-    {AttnVariant::soft, "soft", "deterministic context E_p[z]; trains log f(x, E_p[z])", false, false},
-    {AttnVariant::marginal, "marginal", "z ~ p categorical; exact log sum_i p_i f_i by enumeration", false, true},
-    {AttnVariant::hard_enum, "hard-enum", "z ~ p; Jensen bound sum_i p_i log f_i, enumerated", false, true},
-    {AttnVariant::hard_sample, "hard-sample", "z ~ p; one sample, REINFORCE with the soft-attention baseline", false,
-     true},
-    {AttnVariant::var_enum, "var-enum", "z ~ q(z|x,y); exact ELBO sum_i q_i log f_i - KL(q||p)", true, true},
-    {AttnVariant::var_sample, "var-sample", "z ~ q; one sample, REINFORCE with the soft baseline, analytic KL", true,
-     true},
-    {AttnVariant::var_gumbel, "var-gumbel", "relaxed z = softmax((log q + g)/tau), reparameterised, analytic KL", true,
-     true},
-    {AttnVariant::var_rws, "var-rws", "K samples from q, self-normalised importance weights (wake-sleep)", true, true},
-    {AttnVariant::var_dirichlet, "var-dirichlet",
-     "relaxed z ~ Dir(alpha_q), reparameterised (implicit gamma gradients); ELBO with KL(Dir||Dir)", true, false, true},
-    {AttnVariant::gauss_ctx, "gauss-ctx", "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)",
-     false, false, true},
-    {AttnVariant::bam_weibull, "bam-weibull", "weights S ~ Weibull(k, p/G(1+1/k)), attention S/sum S; KL to a Gamma prior",
-     false, false, true},
-    {AttnVariant::bam_lognormal, "bam-lognormal", "log S ~ N(log p - s^2/2, s^2), attention S/sum S; KL to a log-normal",
-     false, false, true},
-    {AttnVariant::structured, "structured", "binary linear-chain CRF over positions; context from its marginals", false,
-     false},
-    {AttnVariant::sigmoid, "sigmoid", "independent gates: context sum_i sigmoid(s_i) x_i (structured's baseline)", false,
-     false},
-};
-}  // namespace
+const AttnVariantInfo& variant_info(AttnVariant v) { return v->info(); }
 
-const AttnVariantInfo& variant_info(AttnVariant v) {
-  for (const AttnVariantInfo& info : kVariants)
-    if (info.variant == v) return info;
-  throw std::logic_error("unknown attention variant");
+bool supports_task(AttnVariant v, std::string_view task) {
+  const std::string_view tasks = v->info().tasks;
+  for (size_t at = 0; at < tasks.size();) {
+    const size_t end = std::min(tasks.find(' ', at), tasks.size());
+    if (tasks.substr(at, end - at) == task) return true;
+    at = end + 1;
+  }
+  return false;
 }
 
 const char* likelihood_kind(AttnVariant v) {
@@ -46,30 +29,62 @@ const char* likelihood_kind(AttnVariant v) {
 }
 
 double valid_criterion(AttnVariant v, double nll, double elbo) {
-  const bool trains_likelihood = v == AttnVariant::none || v == AttnVariant::soft || v == AttnVariant::marginal ||
-                                 v == AttnVariant::structured || v == AttnVariant::sigmoid;
-  return trains_likelihood ? -nll : elbo;
+  return variant_info(v).trains_likelihood ? -nll : elbo;
 }
 
-AttnVariant parse_attn_variant(std::string_view name) {
-  for (const AttnVariantInfo& info : kVariants)
-    if (name == info.name) return info.variant;
-  throw UsageError(fmt::format("--attn: {} is not one of {}", quote_input(name), attn_variant_list()));
+AttnVariantRegistry::AttnVariantRegistry(std::vector<AttnVariant> variants) : variants_(std::move(variants)) {
+  std::set<std::string_view> names;
+  for (AttnVariant v : variants_)
+    if (!names.insert(v->info().name).second)
+      throw std::logic_error(fmt::format("two attention variants are named {}", v->info().name));
 }
 
-std::string attn_variant_list() {
+std::vector<AttnVariant> AttnVariantRegistry::for_task(std::string_view task) const {
+  std::vector<AttnVariant> out;
+  for (AttnVariant v : variants_)
+    if (supports_task(v, task)) out.push_back(v);
+  return out;
+}
+
+AttnVariant AttnVariantRegistry::parse(std::string_view name, std::string_view task) const {
+  for (AttnVariant v : variants_)
+    if (name == v->info().name) {
+      if (supports_task(v, task)) return v;
+      throw UsageError(fmt::format("--attn {}: the {} task runs {}", quote_input(name), task, list(task)));
+    }
+  throw UsageError(fmt::format("--attn: {} is not one of {}", quote_input(name), list(task)));
+}
+
+std::string AttnVariantRegistry::list(std::string_view task) const {
   std::string s;
-  for (const AttnVariantInfo& info : kVariants) {
+  for (AttnVariant v : for_task(task)) {
     if (!s.empty()) s += '|';
-    s += info.name;
+    s += v->info().name;
   }
   return s;
 }
 
-std::string attn_variant_help() {
+std::string AttnVariantRegistry::help(std::string_view task) const {
   std::string s;
-  for (const AttnVariantInfo& info : kVariants) s += fmt::format("  {:<14} {}\n", info.name, info.summary);
+  for (AttnVariant v : for_task(task)) s += fmt::format("  {:<14} {}\n", v->info().name, v->info().summary);
   return s;
 }
+
+void AttnVariantRegistry::to_metadata(AttnVariant v, std::string_view task,
+                                      std::map<std::string, std::string>& meta) const {
+  meta["attn"] = v->info().stored_as ? v->info().stored_as : v->info().name;
+  for (AttnVariant w : for_task(task))
+    if (w->info().flag) meta[w->info().flag] = std::to_string(int(w == v));
+}
+
+std::vector<AttnVariant> AttnVariantRegistry::flagged_on(AttnVariant v, std::string_view task) const {
+  std::vector<AttnVariant> out;
+  for (AttnVariant w : for_task(task))
+    if (w->info().flag && w->info().stored_as && std::string_view(w->info().stored_as) == v->info().name)
+      out.push_back(w);
+  return out;
+}
+
+const char* AttnVariantRegistry::flag_of(AttnVariant w) { return w->info().flag; }
 
 }  // namespace lava

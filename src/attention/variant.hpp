@@ -1,54 +1,99 @@
 #pragma once
-// The attention variants, shared by every task (translation, VQA). Paper Table 1 naming → `--attn` word:
-//   none         no attention: a fixed, uniform average of the memory (the fixed-vector encoder-decoder)
-//   soft         log f(x, E_p[z])                                   soft attention
-//   marginal     log Σ_i p(z=i) f(x, e_i)                           exact marginal likelihood, enumerated
-//   hard-enum    Σ_i p(z=i) log f(x, e_i)                           hard attention (Jensen bound), enumerated
-//   hard-sample  z ~ p, REINFORCE with the soft-attention baseline   hard attention, sampled
-//   var-enum     Σ_i q_i log f(x, e_i) − KL(q‖p)                    variational attention, exact ELBO
-//   var-sample   z ~ q, REINFORCE with the soft baseline, analytic KL
-//   var-gumbel   z̃ = softmax((log q + g)/τ), context X z̃, analytic KL (relaxed, Gumbel-softmax)
-//   var-rws      K samples from q, self-normalised weights (reweighted wake-sleep)
-// The wider family (paper-notes §1.5, §7, §8, §9; attention/continuous.hpp, attention/structured.hpp):
-//   var-dirichlet  z ~ Dir(α_q), α from q's scores; E_q log f(x, X z) − KL(Dir(α_q) ‖ Dir(α_p))
-//   gauss-ctx      context c ~ N(μ = soft context, σ²), σ from μ; log f(x, c) − w·KL(N ‖ N(mean, I))
-//   bam-weibull    S_i ~ Weibull(k, λ_i), E S_i = p_i; attention S/ΣS; log f − w·KL(Weibull ‖ Gamma)
-//   bam-lognormal  log S_i ~ N(log p_i − σ²/2, σ²); attention S/ΣS; log f − w·KL(logN ‖ logN)
-//   structured     binary linear-chain CRF over positions; context Σ_i λ p(z_i = 1) x_i / Σ_i p(z_i = 1)
-//   sigmoid        context Σ_i sigmoid(s_i) x_i (structured attention's baseline)
-// The sampled ones (var-dirichlet, gauss-ctx, bam-*) estimate log p(y|x) by importance sampling with K draws from
-// their posterior (a stochastic lower bound that tightens with K); structured and sigmoid are deterministic.
+// An attention variant as the rest of LAVA sees it: a handle on one object of the registry (attention/registry.cpp),
+// the properties tasks and commands read from it, and the registry's queries. What a variant computes is its
+// interface, attention/attention_variant.hpp; each variant, or family of them, is one file under attention/variants/.
+// Task code asks a variant about a behaviour (a property below), never about its name.
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lava {
 
-enum class AttnVariant {
-  none, soft, marginal, hard_enum, hard_sample, var_enum, var_sample, var_gumbel, var_rws,
-  var_dirichlet, gauss_ctx, bam_weibull, bam_lognormal, structured, sigmoid
-};
+class AttentionVariant;
 
 struct AttnVariantInfo {
-  AttnVariant variant;
-  const char* name;
+  const char* name;     // the --attn word
   const char* summary;  // the random object and the estimator, one line, for --help
-  bool uses_q;          // trains an inference network q(z | x, y)
-  bool latent;          // z is a latent variable: test likelihood is the exact marginal by enumeration
+  const char* tasks = "nmt vqa";  // the tasks whose models run it, space-separated
+  bool uses_q = false;   // trains an inference network q(z | x, y)
+  bool latent = false;   // z is a latent variable: test likelihood is the exact marginal by enumeration
   bool sampled = false;  // a continuous latent: likelihood estimated by importance sampling (--eval-samples)
+  // The validation figure: log p(y|x) when the variant trains the likelihood itself, else the bound it trains.
+  bool trains_likelihood = false;
+  bool attends = true;   // false: no scorer, f sees a fixed uniform average of the memory
+  bool kmax = true;      // test-time K-max attention renormalises the weights over their top K
+  // Decoding reads the prior p (true) or log attention_weights (false); the latter may sum to 1 or not.
+  bool decodes_prior = true, weights_normalised = true;
+  // --warm-start: first the exact marginal for p and f, and q toward their posterior (attention_objective).
+  bool marginal_warm_start = false;
+  bool moving_baseline = false;  // the model keeps a moving-average reward baseline that the trainer updates
+  bool crosscheck = false;       // tools/torch_reference.py recomputes it (`make crosscheck`)
+  // A variant that model files store as another's name plus a flag key set to "1" (the other's files carry "0").
+  const char* stored_as = nullptr;
+  const char* flag = nullptr;
 };
+
+// A handle on a registered variant; copies compare equal when they name the same one.
+class AttnVariant {
+ public:
+  AttnVariant();  // --attn's default
+  AttnVariant(const AttentionVariant& v) : v_(&v) {}  // implicit: a registered variant object is a variant
+  const AttentionVariant& operator*() const { return *v_; }
+  const AttentionVariant* operator->() const { return v_; }
+  bool operator==(const AttnVariant&) const = default;
+
+ private:
+  const AttentionVariant* v_;
+};
+
+// The variants by name, in the order of --help and the tables. Names must be distinct (std::logic_error).
+class AttnVariantRegistry {
+ public:
+  explicit AttnVariantRegistry(std::vector<AttnVariant> variants);
+  const std::vector<AttnVariant>& all() const { return variants_; }
+  std::vector<AttnVariant> for_task(std::string_view task) const;
+  // UsageError naming --attn when the word is unknown or the task does not run it.
+  AttnVariant parse(std::string_view name, std::string_view task) const;
+  std::string list(std::string_view task) const;  // "none|soft|marginal|..."
+  std::string help(std::string_view task) const;  // one line per variant
+
+  // The model file's "attn" entry and flags (AttnVariantInfo::stored_as), and the variant they name; flag_set
+  // reads one flag of the file.
+  void to_metadata(AttnVariant v, std::string_view task, std::map<std::string, std::string>& meta) const;
+  template <class FlagSet>
+  AttnVariant from_metadata(std::string_view attn, std::string_view task, const FlagSet& flag_set) const {
+    const AttnVariant v = parse(attn, task);
+    for (AttnVariant w : flagged_on(v, task))
+      if (flag_set(flag_of(w))) return w;
+    return v;
+  }
+
+ private:
+  std::vector<AttnVariant> flagged_on(AttnVariant v, std::string_view task) const;
+  static const char* flag_of(AttnVariant w);
+  std::vector<AttnVariant> variants_;
+};
+
+const AttnVariantRegistry& attn_registry();  // every variant LAVA has
+
+const AttnVariantInfo& variant_info(AttnVariant v);
+bool supports_task(AttnVariant v, std::string_view task);
 
 // How a variant's reported likelihood is obtained: "exact" (enumerated marginal), "direct" (a deterministic
 // attention's log f) or "sampled" (importance-weighted estimate).
 const char* likelihood_kind(AttnVariant v);
 
 // The validation figure (larger is better) that selects the best checkpoint and drives learning-rate decay: the
-// bound the variant trains, per token or question — log p(y|x) for the variants that train the likelihood itself
-// (none, soft, marginal, structured, sigmoid), the ELBO otherwise (the Jensen bound for hard-*).
+// bound the variant trains, per token or question — log p(y|x) for the variants that train the likelihood itself,
+// the ELBO otherwise (the Jensen bound for hard attention).
 double valid_criterion(AttnVariant v, double nll, double elbo);
 
-const AttnVariantInfo& variant_info(AttnVariant v);
-AttnVariant parse_attn_variant(std::string_view name);  // UsageError naming --attn for an unknown word
-std::string attn_variant_list();                          // "none|soft|marginal|..."
-std::string attn_variant_help();                          // one line per variant
+// The registry's queries for one task.
+inline AttnVariant parse_attn_variant(std::string_view name, std::string_view task) {
+  return attn_registry().parse(name, task);
+}
+inline std::string attn_variant_list(std::string_view task) { return attn_registry().list(task); }
+inline std::string attn_variant_help(std::string_view task) { return attn_registry().help(task); }
 
 }  // namespace lava

@@ -32,7 +32,7 @@ int cmd_align(int argc, char** argv) {
                  "under --which:\n"
                  "  prior      p(z_j = i | x, y_<j), the attention the decoder reads before it sees y_j\n"
                  "  posterior  p(z_j = i | x, y) ~ p(z_j = i) f(x, z_j = i)_{y_j}, exact over source positions\n"
-                 "  q          the inference network q(z_j = i | x, y) (var-* variants only)\n"
+                 "  q          the inference network q(z_j = i | x, y) (variants with q only)\n"
                  "Output: one line per line of the split's files, in the Pharaoh format \"i-j ...\" (source index\n"
                  "first, 0-based, as fast_align and the `lava data synth` gold); a pair the reader skips (an empty\n"
                  "side) gets an empty line. Positions count the tokens of the files as they are (BPE pieces are\n"

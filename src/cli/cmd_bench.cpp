@@ -218,7 +218,7 @@ int bench_train(int argc, char** argv) {
                  "work of a step (2MNK summed, almost all of its arithmetic), GFLOP/s and its ratio to the FMA peak\n"
                  "measured in the same run, the share of that work in GEMM calls split over threads\n"
                  "(gemm_threaded_share; the rest ran whole on one thread), and the process's peak resident memory.\n"
-                 "The output_* columns are the output layer alone (the enumerated layer of marginal and var-enum):\n"
+                 "The output_* columns are the output layer alone (the enumerated layer of the enumerating variants):\n"
                  "its GEMM work per step, its GFLOP/s over its whole wall time (exp and log-sum-exp included), that\n"
                  "over the FMA peak, and its share of the step time. kernel_loop_gflops is the GEMM's micro-kernel\n"
                  "alone on operands hot in L1, with the same threads, measured right after the FMA peak: no GEMM\n"
@@ -246,7 +246,8 @@ int bench_train(int argc, char** argv) {
                  "1 / ((1 - p) + p/2) (Amdahl; printed above the table), since the rest runs on one thread however\n"
                  "many there are.");
   cl.options().add_options()                                                                   //
-      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())   //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("nmt").c_str())  //
       ("emb-size", po::value<std::string>()->default_value("256"), "word embedding size")      //
       ("hidden-size", po::value<std::string>()->default_value("256"), "encoder memory and decoder state size")  //
       ("attn-size", po::value<std::string>()->default_value("256"), "MLP scorer hidden size")  //
@@ -264,7 +265,7 @@ int bench_train(int argc, char** argv) {
   if (o.profile && !op_profile::kBuilt)
     cl.fail("--profile needs the profiling build: make PROFILE=1, then build/prof/lava bench train --profile");
   try {
-    o.attn = parse_attn_variant(cl.get_string("attn"));
+    o.attn = parse_attn_variant(cl.get_string("attn"), "nmt");
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }

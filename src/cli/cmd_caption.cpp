@@ -23,13 +23,12 @@ constexpr const char* kModelHelp =
     "alpha_t = softmax_i v' tanh(W_q h_{t-1} + W_k a_i) with the gate beta_t = sigmoid(w' h_{t-1} + b); the LSTM\n"
     "reads [E y_{t-1}; h_{t-1}; beta_t sum_i alpha_ti a_i] (the soft context for every variant, so a region drawn\n"
     "at word t changes that word only and log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i) is exact); the deep\n"
-    "output layer f(y_t|i) = softmax(L_o tanh(E y_{t-1} + L_h h_t + L_z a_i)); var-* add\n"
+    "output layer f(y_t|i) = softmax(L_o tanh(E y_{t-1} + L_h h_t + L_z a_i)); variants with q add\n"
     "q(z_t=i|a,y) from h_t, the word y_t and a_i. --alpha-reg L adds SAT's doubly stochastic penalty\n"
     "L sum_i (1 - sum_t alpha_ti)^2 per caption.\n"
-    "Attention (--attn): soft; sat-hard, SAT's stochastic hard attention (s_t ~ alpha_t, REINFORCE with a moving-\n"
-    "average baseline and weight --sat-reinforce, entropy bonus --sat-entropy, and with probability\n"
-    "--sat-expected per sentence the expected context instead); marginal, hard-enum, hard-sample, var-enum and\n"
-    "var-sample as for translation (attention/objective.hpp).\n";
+    "SAT's stochastic hard attention (s_t ~ alpha_t) trains by REINFORCE with a moving-average baseline, weight\n"
+    "--sat-reinforce, entropy bonus --sat-entropy, and with probability --sat-expected per sentence the expected\n"
+    "context instead; the other variants as for translation.\n";
 
 const OptionTable<CaptionConfig>& caption_model_table() {
   using C = CaptionConfig;
@@ -56,20 +55,22 @@ int cmd_train_caption(int argc, char** argv) {
   CommandLine cl("train", "lava train --task caption --data DIR --attn VARIANT [options]",
                  std::string("Trains a Show, Attend and Tell captioner on the scenes' reference captions and keeps the\n"
                              "checkpoint with the best validation bound per word (log p for soft and marginal, the\n"
-                             "Jensen bound for hard-* and sat-hard, the ELBO for var-*).\n") +
-                     kModelHelp +
+                             "Jensen bound for hard attention, the ELBO for variational attention).\n") +
+                     kModelHelp + "Attention variants (--attn):\n" + attn_variant_help("caption") +
                      "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
                      kResumeHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                   //
-      ("attn", po::value<std::string>()->default_value("soft"), kCaptionAttnList)              //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("caption").c_str())  //
       ("alpha-reg", po::value<std::string>()->default_value("0"), "lambda of the doubly stochastic penalty")  //
-      ("sat-reinforce", po::value<std::string>()->default_value("1"), "sat-hard: weight of the REINFORCE term")  //
-      ("sat-entropy", po::value<std::string>()->default_value("0.01"), "sat-hard: entropy bonus lambda_e")      //
+      ("sat-reinforce", po::value<std::string>()->default_value("1"),
+       "SAT hard attention: weight of the REINFORCE term")  //
+      ("sat-entropy", po::value<std::string>()->default_value("0.01"), "SAT hard attention: entropy bonus lambda_e")  //
       ("sat-expected", po::value<std::string>()->default_value("0.5"),
-       "sat-hard: probability per sentence of the expected context")  //
+       "SAT hard attention: probability per sentence of the expected context")  //
       ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
-       "sat-hard: b <- decay b + (1 - decay) mean log f of the sampled words")  //
+       "SAT hard attention: b <- decay b + (1 - decay) mean log f of the sampled words")  //
       ("eval-batch-size", po::value<std::string>()->default_value("128"), "captions per validation batch");
   add_option_table(cl.options(), caption_model_table(), CaptionConfig());
   add_loop_options(cl.options(), CaptionTrainOptions().loop, "captions");
@@ -120,10 +121,11 @@ int cmd_eval_caption(int argc, char** argv) {
   CommandLine cl("eval", "lava eval --task caption --model MODEL --data DIR [--split test] [options]",
                  "Evaluates a captioner on a split's reference captions, per word (</s> included): nll of the exact\n"
                  "likelihood log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i), enumerated over the 9 regions (direct\n"
-                 "for soft), bound = minus the training bound per word (Jensen for hard-* and sat-hard, ELBO for\n"
-                 "var-*, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of item words whose\n"
-                 "attention argmax is the item's region (teacher-forced; chance 1/9), and BLEU-1..4 of the\n"
-                 "beam-decoded caption of each scene against all its references (multi-reference BLEU).\n"
+                 "for soft), bound = minus the training bound per word (Jensen for hard attention, ELBO for\n"
+                 "variational attention, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of\n"
+                 "item words whose attention argmax is the item's region (teacher-forced; chance 1/9), and\n"
+                 "BLEU-1..4 of the beam-decoded caption of each scene against all its references (multi-reference\n"
+                 "BLEU).\n"
                  "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
                  "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
   add_data_options(cl);

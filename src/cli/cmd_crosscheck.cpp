@@ -66,10 +66,16 @@ std::string eval_json(const AttentionEvalSums& s, int64_t correct) {
   return j.str();
 }
 
-// The variants tools/torch_reference.py implements: the paper's categorical ones.
-void check_covered(const CommandLine& cl, AttnVariant v) {
-  if (variant_info(v).sampled || v == AttnVariant::structured || v == AttnVariant::sigmoid)
-    cl.fail("--attn: the cross-check covers none, soft, marginal, hard-*, var-enum, var-sample, var-gumbel, var-rws");
+// The variants of `task` that tools/torch_reference.py implements (AttnVariantInfo::crosscheck), joined by sep.
+std::string crosschecked_variants(std::string_view task, const char* sep) {
+  std::string s;
+  for (AttnVariant v : attn_registry().for_task(task))
+    if (variant_info(v).crosscheck) s += (s.empty() ? "" : sep) + std::string(variant_info(v).name);
+  return s;
+}
+
+void check_covered(const CommandLine& cl, std::string_view task, AttnVariant v) {
+  if (!variant_info(v).crosscheck) cl.fail("--attn: the cross-check covers " + crosschecked_variants(task, ", "));
 }
 
 // The run's options in the metadata, then the file; one line on stderr.
@@ -105,7 +111,7 @@ namespace {
 
 int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   Seq2SeqConfig cfg;
-  cfg.attn = parse_attn_variant(cl.get_string("attn"));
+  cfg.attn = parse_attn_variant(cl.get_string("attn"), "nmt");
   cfg.score = cl.get_enum("score", kNmtScoreNames);
   ParallelCorpus corpus;
   if (cl.has("data")) {
@@ -125,7 +131,7 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.inf_hidden = int(cl.get_int("inf-hidden", 2, 4096));
   if (cfg.hidden % 2 || cfg.inf_hidden % 2) cl.fail("--hidden and --inf-hidden must be even");
   cfg.dropout = 0;
-  check_covered(cl, cfg.attn);
+  check_covered(cl, "nmt", cfg.attn);
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));
   obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
@@ -209,7 +215,9 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   cl.options().add_options()                                                                            //
       ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae")                   //
       ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
-      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())          //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       crosschecked_variants("nmt", "|").c_str())  //
+      ("list-variants", po::bool_switch(), "print the cross-checked variants of --task, one a line, and stop")  //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
       ("steps", po::value<std::string>()->default_value("200"), "Adam updates")                        //
       ("batches", po::value<std::string>()->default_value("4"), "fixed batches, visited in turn")      //
@@ -227,13 +235,19 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("features", po::value<std::string>()->default_value("5"), "vqa: features per region")           //
       ("answers", po::value<std::string>()->default_value("7"), "vqa: answer vocabulary")              //
       ("latent", po::value<std::string>()->default_value("3"), "seqvae: latent size")                  //
-      ("samples", po::value<std::string>()->default_value("3"), "var-rws samples")                     //
-      ("temperature", po::value<std::string>()->default_value("0.5"), "var-gumbel temperature")        //
+      ("samples", po::value<std::string>()->default_value("3"), "wake-sleep samples")                     //
+      ("temperature", po::value<std::string>()->default_value("0.5"), "Gumbel-softmax temperature")        //
       ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //
       ("lr", po::value<std::string>()->default_value("3e-3"), "Adam learning rate")                    //
       ("clip", po::value<std::string>()->default_value("5"), "gradient clipping by global norm")       //
       ("init", po::value<std::string>()->default_value("0.5"), "initial parameters uniform in [-init, init]");
   if (!cl.parse(argc, argv)) return 0;
+  const std::string task = cl.get_choice("task", {"nmt", "vqa", "seqvae"});
+  if (cl.vm()["list-variants"].as<bool>()) {
+    std::printf("%s", crosschecked_variants(task, "\n").c_str());
+    if (task != "seqvae") std::printf("\n");
+    return 0;
+  }
   apply_thread_count(cl.common().threads);
   if (!cl.has("out")) cl.fail("--out is required");
   CrosscheckOptions o;
@@ -247,7 +261,6 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   o.clip = cl.get_double("clip", 0, 1e9);
   o.init = cl.get_double("init", 0, 10);
   o.seed = cl.common().seed;
-  const std::string task = cl.get_choice("task", {"nmt", "vqa", "seqvae"});
   if (task == "seqvae") return dump_seqvae(cl, o, cl.get_string("out"));
   return task == "vqa" ? dump_vqa(cl, o, cl.get_string("out")) : dump_nmt(cl, o, cl.get_string("out"));
 }

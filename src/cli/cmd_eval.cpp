@@ -55,7 +55,7 @@ int cmd_eval(int argc, char** argv) {
                  "kl_gap), identity_error (the largest per-token difference), and the prior's entropy.\n"
                  "Variants without q report the ELBO at q = p (the Jensen bound). --kmax K renormalises the prior\n"
                  "over its K largest positions first. likelihood says how nll is obtained: exact (enumerated), direct\n"
-                 "(a deterministic attention) or sampled: var-dirichlet, gauss-ctx and bam-* report the importance-\n"
+                 "(a deterministic attention) or sampled: the continuous latents report the importance-\n"
                  "weighted estimate log 1/K sum_k f(x,z_k) p(z_k)/q(z_k) with K = --eval-samples draws from q (a\n"
                  "stochastic lower bound), kl_gap = that - ELBO, kl_posterior/identity_error null (no exact\n"
                  "posterior), and nll_mean_attn, the nll at the mean attention that decoding and accuracy use.\n"
@@ -80,7 +80,7 @@ int cmd_eval(int argc, char** argv) {
       ("gold-align", po::value<std::string>(), "Pharaoh gold alignments of the split: adds AER of prior/posterior/q")  //
       ("length-buckets", po::value<std::string>(), "with --bleu: BLEU by source length, upper bounds e.g. 10,20,30")  //
       ("eval-samples", po::value<std::string>(),
-       "var-dirichlet, gauss-ctx, bam-*: samples per token of the importance-weighted likelihood (default: the model's)");
+       "sampled variants: samples per token of the importance-weighted likelihood (default: the model's)");
   add_decode_options(cl);
   if (!cl.parse(argc, argv)) return 0;
   cl.get_choice("task", {"nmt"});  // other tasks were handed over above

@@ -27,7 +27,7 @@ namespace {
 
 const char* kSweepAbout =
     "A sweep file is ini, like --config: fixed `lava train` options (key = value), grid lines such as\n"
-    "`grid.attn = soft, marginal, var-enum` and `grid.lr = 1e-3, 3e-3`, `seeds = 1-3`, and optionally `task = nmt`\n"
+    "`grid.attn = soft, marginal` and `grid.lr = 1e-3, 3e-3`, `seeds = 1-3`, and optionally `task = nmt`\n"
     "(vqa, seqvae) and `out = DIR` (default: FILE minus .ini, plus .runs). It expands into the product of its\n"
     "grids times its seeds. Each run has a stable id (a hash of its options) and its own directory OUT/ID with the\n"
     "exact config.ini it trains with, its JSON lines (metrics.jsonl), its log (train.log) and its status; relative\n"

@@ -42,9 +42,9 @@ int cmd_train(int argc, char** argv) {
   CommandLine cl("train", "lava train --task nmt --data DIR --attn VARIANT [--save MODEL] [options]",
                  "Trains an attention model. --task nmt reads DIR/{train,valid,test}.{SRC,TGT} (one sentence per line,\n"
                  "tokens separated by spaces) and keeps the checkpoint with the best validation bound (log p for\n"
-                 "none/soft/marginal/structured/sigmoid, the ELBO otherwise; the Jensen bound for hard-*).\n"
+                 "the variants that train it, the ELBO otherwise; the Jensen bound for hard attention).\n"
                  "Attention variants (--attn):\n" +
-                     attn_variant_help() +
+                     attn_variant_help("nmt") +
                      "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
                      kResumeHelp + std::string("\n\n") +
                      "--plot DIR writes, after every epoch: DIR/learning-curves.svg (train -objective, valid -log p and\n"
@@ -55,7 +55,8 @@ int cmd_train(int argc, char** argv) {
       ("data", po::value<std::string>(), "corpus directory")                                     //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")           //
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
-      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())     //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("nmt").c_str())  //
       ("score", po::value<std::string>()->default_value("mlp"), "prior scorer: mlp|general|dot")  //
       ("encoder", po::value<std::string>()->default_value("bilstm"),
        "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //
@@ -76,7 +77,7 @@ int cmd_train(int argc, char** argv) {
   o.src_vocab.min_freq = o.tgt_vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
   o.src_vocab.max_vocab = o.tgt_vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
   try {
-    o.model.attn = parse_attn_variant(cl.get_string("attn"));
+    o.model.attn = parse_attn_variant(cl.get_string("attn"), "nmt");
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }

@@ -81,18 +81,19 @@ int cmd_train_vqa(int argc, char** argv) {
   CommandLine cl("train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
                  std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
                              "projection x_i; prior p(z=i) ∝ exp(wᵀ tanh(W1 x_i + W2 x̃)); answer distribution\n"
-                             "f(x, z=i) = softmax(MLP([x_i; x̃])); var-* variants add q(z | x, x̃, answer).\n"
+                             "f(x, z=i) = softmax(MLP([x_i; x̃])); variants with q add q(z | x, x̃, answer).\n"
                              "Keeps the checkpoint with the best validation bound (log p for soft/none/marginal,\n"
-                             "the ELBO otherwise; the Jensen bound for hard-*).\n"
+                             "the ELBO otherwise; the Jensen bound for hard attention).\n"
                              "The default --init 0.3 (translation: 0.1) matters: the prior's additive scorer only lets\n"
                              "the question change which region wins through tanh's curvature, and at 0.1 its inputs sit\n"
                              "in tanh's linear range, so the prior stays uniform for epochs.\n") +
-                     kDataHelp + "Attention variants (--attn):\n" + attn_variant_help() +
+                     kDataHelp + "Attention variants (--attn):\n" + attn_variant_help("vqa") +
                      "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
                      kResumeHelp);
   add_data_options(cl);
   cl.options().add_options()                                                                               //
-      ("attn", po::value<std::string>()->default_value("soft"), attn_variant_list().c_str())               //
+      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
+       attn_variant_list("vqa").c_str())  //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
       ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
@@ -103,7 +104,7 @@ int cmd_train_vqa(int argc, char** argv) {
   VqaTrainOptions o;
   o.data = data_options(cl);
   try {
-    o.model.attn = parse_attn_variant(cl.get_string("attn"));
+    o.model.attn = parse_attn_variant(cl.get_string("attn"), "vqa");
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
@@ -153,7 +154,7 @@ int cmd_eval_vqa(int argc, char** argv) {
                      "multi_region otherwise (how_many, is_there); the row with event \"subset\" sums the\n"
                      "single-region types (qtype lists them); the last row (no \"event\" key, as in translation)\n"
                      "the totals over all questions.\n"
-                     "likelihood: exact | direct | sampled; the sampled variants (var-dirichlet, gauss-ctx, bam-*)\n"
+                     "likelihood: exact | direct | sampled; the sampled variants (continuous latents)\n"
                      "report an importance-weighted estimate with --eval-samples draws from q, null kl_posterior,\n"
                      "and nll_mean_attn (at the mean attention, which accuracy uses).\n") +
                      kDataHelp);
@@ -166,7 +167,7 @@ int cmd_eval_vqa(int argc, char** argv) {
       ("plot", po::value<std::string>(), "write attention pictures (SVG) of the first questions into DIR")  //
       ("plot-questions", po::value<std::string>()->default_value("6"), "how many questions to picture")  //
       ("eval-samples", po::value<std::string>(),
-       "var-dirichlet, gauss-ctx, bam-*: samples per question of the importance-weighted likelihood");
+       "sampled variants: samples per question of the importance-weighted likelihood");
   if (!cl.parse(argc, argv)) return 0;
   const VqaDataOptions data = data_options(cl);
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});

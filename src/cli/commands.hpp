@@ -34,7 +34,7 @@ inline constexpr Command kCommands[] = {
     {"toy", "exact vs variational attention on one example: log p, ELBO, KL gap, identity check", cmd_toy},
     {"gradcheck", "check every op's backward against finite differences in double precision", cmd_gradcheck},
     {"data", "build a data set: gettext (German-English from Debian), synth (synthetic, gold alignments)", cmd_data},
-    {"train", "train a model: --task nmt|vqa|caption (--attn none|soft|marginal|hard-*|var-*) or seqvae", cmd_train},
+    {"train", "train a model: --task nmt|vqa|caption (--attn: a variant of the task) or seqvae", cmd_train},
     {"eval", "exact per-token nll/ppl, ELBO, KL, KL gap and prior entropy of a trained model", cmd_eval},
     {"bench", "benchmarks: gemm (GFLOP/s vs FMA peak and OpenBLAS), train (tokens/s, GFLOP/s, memory)", cmd_bench},
     {"translate", "beam-search translation of a tokenised file with the exact marginal word distribution", cmd_translate},

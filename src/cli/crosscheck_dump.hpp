@@ -35,7 +35,7 @@ std::vector<SentencePair> random_pairs(int n, int src_len, int tgt_len, int src_
 void add_batch(std::vector<NamedTensor>& out, const std::string& prefix, const Batch& b);
 std::string eval_json(const AttentionEvalSums& s, int64_t correct);
 // The variants tools/torch_reference.py implements: the paper's categorical ones (UsageError otherwise).
-void check_covered(const CommandLine& cl, AttnVariant v);
+void check_covered(const CommandLine& cl, std::string_view task, AttnVariant v);
 // The run's options in the metadata, then the file; one line on stderr.
 void write_dump(const CommandLine& cl, const CrosscheckOptions& o, const ObjectiveOptions& obj,
                 const std::string& path, const std::vector<NamedTensor>& out, std::map<std::string, std::string> meta,

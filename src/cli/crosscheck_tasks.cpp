@@ -11,7 +11,7 @@ namespace lava::crosscheck {
 
 int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   VqaConfig cfg;
-  cfg.attn = parse_attn_variant(cl.get_string("attn"));
+  cfg.attn = parse_attn_variant(cl.get_string("attn"), "vqa");
   cfg.words = int(cl.get_int("vocab", 2, 1 << 20));
   cfg.answers = int(cl.get_int("answers", 2, 1 << 20));
   cfg.regions = int(cl.get_int("regions", 1, 1000));
@@ -21,7 +21,7 @@ int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
   cfg.mlp = cfg.hidden + 1, cfg.answer_emb = cfg.emb - 1 > 0 ? cfg.emb - 1 : 1;  // sizes that differ, to catch swaps
   cfg.dropout = 0;
-  check_covered(cl, cfg.attn);
+  check_covered(cl, "vqa", cfg.attn);
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));
   obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));

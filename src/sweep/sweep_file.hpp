@@ -5,7 +5,7 @@
 //   task = nmt                      # optional, nmt by default (vqa, seqvae)
 //   data = synth                    # any `lava train` option: the same in every run
 //   epochs = 4
-//   grid.attn = soft, marginal, var-enum
+//   grid.attn = soft, marginal
 //   grid.lr = 1e-3, 3e-3
 //   seeds = 1-3                     # 1-3, 1,2,5 or 1-3,7; 1 by default
 //   out = runs/attn                 # where the runs go; FILE's name minus .ini, plus .runs, by default

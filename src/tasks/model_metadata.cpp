@@ -51,8 +51,9 @@ void ModelMetadata::unknown_value(const char* key) const {
 }
 
 AttnVariant ModelMetadata::get_attn() const {
+  const std::string& task = get("task");
   try {
-    return parse_attn_variant(get("attn"));
+    return attn_registry().from_metadata(get("attn"), task, [&](const char* flag) { return get_int(flag, 0, 1) == 1; });
   } catch (const UsageError&) {
     throw input_error(file_, 0, "unknown attention variant " + get("attn"));
   }

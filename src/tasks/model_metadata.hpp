@@ -30,7 +30,7 @@ class ModelMetadata {
     if (const std::optional<E> e = enum_from_name(names, get(key))) return *e;
     unknown_value(key);
   }
-  AttnVariant get_attn() const;                                   // the "attn" entry
+  AttnVariant get_attn() const;  // the "attn" entry (and the flags of variants stored as another) for the "task"
   // The hyperparameters variant v wrote (VariantConfig::to_metadata); defaults for the rest. Positive where they
   // must be.
   VariantConfig get_variant_config(AttnVariant v) const;

@@ -1,11 +1,11 @@
 #pragma once
 // Evaluation of a captioner (lava eval --task caption, and the validation of training), per word of the reference
 // captions (</s> included):
-//   nll             −log p(y | a) per word: for the latent variants (and sat-hard) the exact marginal
-//                   Σ_t log Σ_i α_ti f(y_t | i), enumerated over the 9 regions; for soft log f(y_t | E α_t) directly
-//   bound           −(training bound) per word: the Jensen bound Σ_t Σ_i α_ti log f(y_t | i) for hard-* and
-//                   sat-hard, the ELBO for var-*, = nll for soft and marginal
-//   kl              KL(q ‖ α) per word (var-*)
+//   nll             −log p(y | a) per word: for the latent variants the exact marginal Σ_t log Σ_i α_ti f(y_t | i),
+//                   enumerated over the 9 regions; for soft attention log f(y_t | E α_t) directly
+//   bound           −(training bound) per word: the Jensen bound Σ_t Σ_i α_ti log f(y_t | i) for hard attention,
+//                   the ELBO for variational attention, = nll for the variants that train the likelihood
+//   kl              KL(q ‖ α) per word (variants with q)
 //   attn_acc        over the item words of the references (teacher-forced), the share whose argmax_i α_ti is the
 //                   item's tagged region (chance 1/9)
 //   bleu1..bleu4    corpus BLEU of the beam-decoded caption of each scene against all its references

@@ -10,21 +10,17 @@
 namespace lava {
 
 void parse_caption_attn(const std::string& word, CaptionConfig& cfg) {
-  cfg.sat_hard = word == "sat-hard";
-  cfg.attn = cfg.sat_hard ? AttnVariant::hard_sample : parse_attn_variant(word);
-  switch (cfg.attn) {
-    case AttnVariant::soft: case AttnVariant::marginal: case AttnVariant::hard_enum: case AttnVariant::hard_sample:
-    case AttnVariant::var_enum: case AttnVariant::var_sample: return;
-    default: throw UsageError(fmt::format("--attn {}: captioning takes {}", word, kCaptionAttnList));
-  }
+  cfg.attn = parse_attn_variant(word, "caption");
 }
 
 std::map<std::string, std::string> CaptionConfig::to_metadata() const {
-  return {{"task", "caption"}, {"attn", variant_info(attn).name}, {"sat_hard", sat_hard ? "1" : "0"},
-          {"words", std::to_string(words)}, {"feature_dim", std::to_string(feature_dim)},
+  std::map<std::string, std::string> meta{
+          {"task", "caption"}, {"words", std::to_string(words)}, {"feature_dim", std::to_string(feature_dim)},
           {"emb", std::to_string(emb)}, {"hidden", std::to_string(hidden)},
           {"annotation", std::to_string(annotation)}, {"attn_size", std::to_string(attn_size)},
           {"dropout", fmt::format("{}", dropout)}};
+  attn_registry().to_metadata(attn, "caption", meta);
+  return meta;
 }
 
 CaptionConfig CaptionConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
@@ -32,7 +28,6 @@ CaptionConfig CaptionConfig::from_metadata(const std::map<std::string, std::stri
   m.expect_task("caption", "captioning");
   CaptionConfig c;
   c.attn = m.get_attn();
-  c.sat_hard = m.get_int("sat_hard", 0, 1) == 1;
   c.words = m.get_int("words", 1), c.feature_dim = m.get_int("feature_dim", 1);
   c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 1, kMaxModelSize);
   c.annotation = m.get_int("annotation", 1, kMaxModelSize), c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
@@ -131,15 +126,10 @@ CaptionModel::Forward CaptionModel::forward(Ctx& c, const CaptionBatch& batch) c
 CaptionTerms CaptionModel::objective(Ctx& c, const CaptionBatch& batch, const CaptionObjective& opt) const {
   Forward f = forward(c, batch);
   CaptionTerms out;
-  if (cfg_.sat_hard) {
-    out.sat = sat_hard_objective(c, f.head, f.dists.log_prior, batch.tgt_out.data(), batch.mask.data(),
-                                 sat_baseline(), opt.sat);
-    out.objective = out.sat.terms.objective, out.value_sum = out.sat.terms.value_sum;
-  } else {
-    const ObjectiveTerms t =
-        attention_objective(c, cfg_.attn, f.head, f.dists, batch.tgt_out.data(), batch.mask.data(), opt.objective);
-    out.objective = t.objective, out.value_sum = t.value_sum, out.kl_sum = t.kl_sum;
-  }
+  ObjectiveOptions o = opt.objective;
+  o.sat = opt.sat, o.baseline = sat_baseline();
+  out.attention = attention_objective(c, cfg_.attn, f.head, f.dists, batch.tgt_out.data(), batch.mask.data(), o);
+  out.objective = out.attention.objective, out.value_sum = out.attention.value_sum, out.kl_sum = out.attention.kl_sum;
   if (opt.alpha_reg > 0) {
     const int S = kSceneRegions;
     std::vector<float> m(batch.mask.size() * S);

@@ -1,7 +1,7 @@
 #pragma once
-// Show, Attend and Tell on the 3x3 scenes (Xu et al. 2015, paper-notes §11), for every categorical attention variant
-// (soft, marginal, hard-enum, hard-sample, var-enum, var-sample) and for SAT's own hard-attention estimator
-// (sat-hard, attention/sat_hard.hpp). S = 9 regions, T words per caption (with </s>).
+// Show, Attend and Tell on the 3x3 scenes (Xu et al. 2015), for every attention variant whose tasks include
+// captioning: the categorical ones and SAT's own hard-attention estimator. S = 9 regions, T words per caption (with
+// </s>).
 //   annotations  a_i = relu(W_r r_i + b_r) of region i's features r_i                                 (B, S, Ha)
 //   init         h_0 = tanh(W_h ā + b_h), c_0 = tanh(W_c ā + b_c), ā = mean_i a_i (one-layer MLPs)
 //   attention    α_ti = softmax_i vᵀ tanh(W_q h_{t−1} + W_k a_i)                                     (B, T, S)
@@ -11,33 +11,30 @@
 //                word t only, so log p(y | a) = Σ_t log Σ_i α_ti f(y_t | i) is exact.
 //   deep output  f(y_t | z_t = i) = softmax(W_g tanh(E y_{t−1} + L_h h_t + L_z a_i) + b_g)  (attention/output_head.hpp:
 //                A_q = E y_{t−1} + L_h h_t + b, U_i = L_z a_i; soft reads U at Σ_i α_ti a_i)
-//   q            (var-*) q(z_t = i | a, y) ∝ exp(uᵀ tanh(Q_h h_t + Q_y E y_t + Q_k a_i)), reading word t itself
+//   q            (with q) q(z_t = i | a, y) ∝ exp(uᵀ tanh(Q_h h_t + Q_y E y_t + Q_k a_i)), reading word t itself
 //   penalty      λ Σ_b Σ_i (1 − Σ_t α_bti)² (attention/doubly_stochastic.hpp), subtracted from the objective
 #include <map>
 #include <string>
 #include <vector>
 
 #include "attention/objective.hpp"
-#include "attention/sat_hard.hpp"
 #include "tasks/caption/data.hpp"
 
 namespace lava {
 
 struct CaptionConfig {
-  AttnVariant attn = AttnVariant::soft;  // sat-hard: hard_sample here (its exact likelihood and bound), sat_hard set
-  bool sat_hard = false;
+  AttnVariant attn;  // --attn's default unless set
   int words = 0, feature_dim = 0;
   int emb = 32, hidden = 64, annotation = 64, attn_size = 32;
   float dropout = 0.1f;  // on the word embeddings
-  std::string attn_name() const { return sat_hard ? "sat-hard" : variant_info(attn).name; }
+  std::string attn_name() const { return variant_info(attn).name; }
 
   std::map<std::string, std::string> to_metadata() const;
   static CaptionConfig from_metadata(const std::map<std::string, std::string>& meta, const std::string& file);
 };
 
-// Parses --attn for captioning: sat-hard, or one of the categorical variants (UsageError otherwise).
+// Parses --attn for captioning: a variant whose tasks include captioning (UsageError otherwise).
 void parse_caption_attn(const std::string& word, CaptionConfig& cfg);
-inline constexpr const char* kCaptionAttnList = "soft|sat-hard|marginal|hard-enum|hard-sample|var-enum|var-sample";
 
 struct CaptionObjective {
   ObjectiveOptions objective;
@@ -48,7 +45,7 @@ struct CaptionObjective {
 struct CaptionTerms {
   Var<float> objective;  // to maximise: the variant's objective − λ · penalty
   double value_sum = 0, kl_sum = 0, penalty = 0;
-  SatHardTerms sat;      // sat-hard only
+  ObjectiveTerms attention;  // the variant's terms (a moving baseline reads their sampled words)
 };
 
 // The recurrent state between two decoder steps, for N rows.
@@ -62,8 +59,9 @@ class CaptionModel {
   ParamStore<float> ps;
   const CaptionConfig& config() const { return cfg_; }
 
-  // sat-hard's moving-average baseline b lives in the store (parameter "sat/baseline", gradient always 0, so Adam
-  // leaves it alone): checkpoints and resume states carry it with the weights.
+  // A moving-average reward baseline b (AttnVariantInfo::moving_baseline) lives in the store (parameter
+  // "sat/baseline", gradient always 0, so Adam leaves it alone): checkpoints and resume states carry it with the
+  // weights.
   float sat_baseline() const { return ps.values()[ps_offset_baseline()]; }
   void set_sat_baseline(float b) { ps.values()[ps_offset_baseline()] = b; }
 

@@ -58,8 +58,9 @@ class CaptionTask final : public TrainTask {
     if (std::isfinite(loss.item())) {
       tape_.backward(loss);
       // b_k = decay · b_{k−1} + (1 − decay) · mean log f of this batch's sampled words (gradient 0: Adam leaves it)
-      if (cfg_.sat_hard)
-        model_.set_sat_baseline(sat_baseline_update(model_.sat_baseline(), terms.sat, opt_.objective.sat.baseline_decay));
+      if (variant_info(cfg_.attn).moving_baseline)
+        model_.set_sat_baseline(
+            moving_baseline_update(model_.sat_baseline(), terms.attention, opt_.objective.sat.baseline_decay));
     }
     return {loss.item(), {terms.value_sum, terms.kl_sum, terms.penalty, words, double(batch.B)}, words};
   }
@@ -91,7 +92,7 @@ class CaptionTask final : public TrainTask {
     j.add("epoch", r.position).add("steps", r.steps).add("seconds", r.seconds).add("lr", r.lr);
     j.add("train_objective", r.train[kValue] / words).add("train_kl", r.train[kKl] / words);
     j.add("train_penalty", r.train[kPenalty] / std::max(1.0, r.train[kCaptions]));
-    if (cfg_.sat_hard) j.add("sat_baseline", double(model_.sat_baseline()));
+    if (variant_info(cfg_.attn).moving_baseline) j.add("sat_baseline", double(model_.sat_baseline()));
     j.add("valid_nll", v.nll).add("valid_bound", v.bound).add("valid_kl", v.kl).add("valid_attn_acc", v.attn_acc);
     j.add("best", r.best);
     if (r.partial) j.add("partial", true);

@@ -2,8 +2,9 @@
 // Training of the captioner (lava train --task caption) through the training loop of train/loop.hpp: the loss is
 // −(objective − λ · penalty) per reference word, one JSON line per validation. Dropout and sampling draw update t's
 // randomness from CounterRng(seed, "caption/train").child(t); the batches of epoch e are caption_train_batches.
-// sat-hard's moving-average baseline lives in the parameter store (CaptionModel::sat_baseline), so checkpoints and
-// the resume state carry it. The validation criterion is the bound the variant trains, per word (valid_criterion).
+// A variant's moving-average reward baseline lives in the parameter store (CaptionModel::sat_baseline), so
+// checkpoints and the resume state carry it. The validation criterion is the bound the variant trains, per word
+// (valid_criterion).
 #include <cstdint>
 #include <string>
 

@@ -59,7 +59,7 @@ std::vector<std::vector<SentenceAlignment>> predict_all(Seq2Seq& model, const Pa
   for (AlignWhich w : whichs)
     if (w == AlignWhich::q && !has_q)
       throw UsageError(fmt::format(
-          "--which q: this model (--attn {}) has no inference network q(z|x,y); only the var-* variants have one "
+          "--which q: this model (--attn {}) has no inference network q(z|x,y); only the variants with q have one "
           "(use prior or posterior)",
           variant_info(model.config().attn).name));
   std::vector<std::vector<SentenceAlignment>> out(whichs.size(), std::vector<SentenceAlignment>(split.pairs.size()));

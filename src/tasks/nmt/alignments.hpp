@@ -6,7 +6,7 @@
 // side carries no <bos>/<eos>, so position i is source token i), ties to the lowest i, where d_j is one of
 //   prior      p(z_j = i | x, y_<j)                       the attention the decoder reads before seeing y_j
 //   posterior  p(z_j = i | x, y) ∝ p(z_j = i) f(x, e_i)_{y_j}   the exact posterior (seq2seq.hpp attention_maps)
-//   q          q(z_j = i | x, y)                          the inference network (var-* variants only)
+//   q          q(z_j = i | x, y)                          the inference network (variants with q only)
 // So every target word gets exactly one link, which is what the synthetic gold (lava data synth) mostly holds:
 // each target word aligned to the source word it came from, </s> and dropped source words unaligned.
 //

@@ -11,9 +11,9 @@ struct NmtEvalFigures {
   double tokens = 0, nll = 0, ppl = 0, elbo = 0, kl = 0, kl_gap = 0, kl_posterior = 0, identity_error = 0;
   double entropy = 0;
   double accuracy = NAN;  // fraction of target tokens that are the argmax of the model's word distribution
-  // Sampled variants (var-dirichlet, gauss-ctx, bam-*): nll is an importance-weighted estimate, kl_posterior and
-  // identity_error have no exact posterior to come from (NaN), and nll_mean_attn is −log f per token at the mean
-  // attention (the deterministic predictor decoding uses); NaN for the other variants.
+  // Sampled variants (continuous latents, likelihood kind "sampled"): nll is an importance-weighted estimate,
+  // kl_posterior and identity_error have no exact posterior to come from (NaN), and nll_mean_attn is −log f per token
+  // at the mean attention (the deterministic predictor decoding uses); NaN for the other variants.
   double nll_mean_attn = NAN;
 };
 NmtEvalFigures nmt_figures(const AttentionEvalSums& s);

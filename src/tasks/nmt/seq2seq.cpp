@@ -65,7 +65,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg) : cfg_(cfg) {
     d.b = ps.add(n + "/b", Shape{4 * Hd});
     decoder_.push_back(d);
   }
-  if (cfg.attn != AttnVariant::none) {
+  if (variant_info(cfg.attn).attends) {
     switch (cfg.score) {
       case NmtScore::mlp:
         score_q_ = ps.add("score/W_q", Shape{Hd, cfg.attn_size});
@@ -115,7 +115,7 @@ EncodedSource Seq2Seq::encode_memory(Ctx& c, const Batch& batch) const {
 }
 
 Var<float> Seq2Seq::scorer_keys(Ctx& c, Var<float> memory) const {
-  return cfg_.attn != AttnVariant::none && cfg_.score == NmtScore::mlp ? matmul(memory, c.p(score_k_)) : Var<float>{};
+  return variant_info(cfg_.attn).attends && cfg_.score == NmtScore::mlp ? matmul(memory, c.p(score_k_)) : Var<float>{};
 }
 
 void Seq2Seq::pack_decoder_weights(Ctx& c, EncodedSource& enc) const {
@@ -175,8 +175,8 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
   }
   out.top = layer_in;  // (N, Hd)
 
-  // The prior over source positions; padding gets kMaskedLogit (probability exactly 0). `none`: a fixed uniform
-  // average over the real positions.
+  // The prior over source positions; padding gets kMaskedLogit (probability exactly 0). Without a scorer
+  // (AttnVariantInfo::attends), a fixed uniform average over the real positions.
   std::vector<uint8_t> expanded;  // (N, S) mask when K > 1
   const uint8_t* mask = enc.mask.data();
   if (K > 1) {
@@ -184,7 +184,7 @@ DecoderStep Seq2Seq::step_from_input(Ctx& c, const EncodedSource& enc, int K, co
     for (int n = 0; n < N; ++n) std::copy_n(enc.mask.data() + size_t(n / K) * S, S, expanded.data() + size_t(n) * S);
     mask = expanded.data();
   }
-  if (cfg_.attn == AttnVariant::none) {
+  if (!variant_info(cfg_.attn).attends) {
     std::vector<float> lp(size_t(N) * S);
     for (int n = 0; n < N; ++n)
       for (int s = 0; s < S; ++s) {
@@ -290,11 +290,10 @@ void Seq2Seq::next_word_log_probs(Ctx& c, const EncodedSource& enc, int K, const
 }
 
 std::pair<Var<float>, bool> Seq2Seq::test_log_weights(Ctx& c, AttentionDists d) const {
-  const AttnVariant v = cfg_.attn;
-  if (v != AttnVariant::structured && v != AttnVariant::sigmoid && v != AttnVariant::var_dirichlet)
-    return {d.log_prior, true};
+  const AttnVariantInfo& info = variant_info(cfg_.attn);
+  if (info.decodes_prior) return {d.log_prior, true};
   d.extra = variant_params_.vars(c);
-  return {log(attention_weights(v, d)), v == AttnVariant::var_dirichlet};
+  return {log(attention_weights(cfg_.attn, d)), info.weights_normalised};
 }
 
 int64_t Seq2Seq::count_correct(Ctx& c, const Batch& batch, int kmax) const {
@@ -321,7 +320,7 @@ void Seq2Seq::word_log_probs(Ctx& c, const float* A, const float* U, const float
                              bool normalise, const uint8_t* live, float* out) const {
   const int Hd = cfg_.hidden, V = cfg_.tgt_vocab;
   const bool latent = variant_info(cfg_.attn).latent;
-  if (cfg_.attn == AttnVariant::none || !normalise) kmax = 0;  // a uniform average or unnormalised gates: no top K
+  if (!variant_info(cfg_.attn).kmax || !normalise) kmax = 0;  // a uniform average or unnormalised gates: no top K
 
   // The prior of each live hypothesis, in double over its real positions (padding has probability exactly 0),
   // restricted to the top kmax with K-max, and renormalised as attention_eval does: terms (position, log weight).

@@ -6,7 +6,7 @@
 //             context under the prior (input feeding), initial state zeros
 //   prior     p(z_j = i | x, y_<j) = softmax_i score(h_j, x_i), score = MLP (Bahdanau) | general | dot
 //   output    f(x, z = i)_y = softmax(W_gen tanh(W_out [h_j; x_i] + b) + b_gen)_y   (attention/output_head.hpp)
-//   q         (var-*) q(z_j = i | x, y) ∝ exp((W h^tgt_j)ᵀ h^src_i), two separate BiLSTMs over source and the
+//   q         (with q) q(z_j = i | x, y) ∝ exp((W h^tgt_j)ᵀ h^src_i), two separate BiLSTMs over source and the
 //             whole target; only the word embeddings are shared with the generative model.
 // Because input feeding uses the soft context, a sampled or enumerated z_j never changes later decoder states, so
 // the per-token marginal Σ_i p(z_j = i) f_i is exact with O(S) enumeration per token.
@@ -38,7 +38,7 @@ inline constexpr EnumName<NmtEncoder> kNmtEncoderNames[] = {{NmtEncoder::bilstm,
                                                             {NmtEncoder::embedding, "embedding"}};
 
 struct Seq2SeqConfig {
-  AttnVariant attn = AttnVariant::soft;
+  AttnVariant attn;  // --attn's default unless set
   NmtScore score = NmtScore::mlp;
   NmtEncoder encoder = NmtEncoder::bilstm;
   int src_vocab = 0, tgt_vocab = 0;

@@ -14,7 +14,7 @@
 namespace lava {
 
 struct TrainBenchOptions {
-  AttnVariant attn = AttnVariant::soft;
+  AttnVariant attn;  // --attn's default unless set
   int emb = 256, hidden = 256, attn_size = 256, inf_hidden = 256, vocab = 10000;
   int batch = 32, src_len = 20, tgt_len = 20;
   int steps = 10, warmup = 2;
@@ -30,9 +30,9 @@ struct TrainBenchResult {
   double gflop_per_step = 0;       // GEMM work of one step (2·M·N·K summed; nearly all of a step's arithmetic)
   double gflops = 0;               // gflop_per_step / step_seconds
   double gemm_threaded_share = 0;  // of gflop_per_step, the part in GEMM calls split over threads
-  // The output layer alone (linear_log_softmax_pick forward and backward; the enumerated layer of marginal and
-  // var-enum), over all timed steps: its GEMM work per step, its GFLOP/s while it runs (GEMM work over its whole
-  // wall time, exp and log-sum-exp included) and its share of the step time (total over total, not a median).
+  // The output layer alone (linear_log_softmax_pick forward and backward; the enumerated layer of the enumerating
+  // variants), over all timed steps: its GEMM work per step, its GFLOP/s while it runs (GEMM work over its whole wall
+  // time, exp and log-sum-exp included) and its share of the step time (total over total, not a median).
   double output_gflop_per_step = 0;
   double output_gflops = 0;
   double output_step_share = 0;

@@ -21,9 +21,9 @@ struct NmtTrainOptions {
   Seq2SeqConfig model;
   ObjectiveOptions objective;
   // The loop's defaults but init 0.3: with ±0.1 the prior's scores start near 0, attention near uniform, and
-  // var-enum's q has nothing to pull away from (README, "The var-enum question": on lava data synth ±0.3 takes
-  // var-enum from PPL 16.0 to 1.3 in 1,875 updates; on gettext it lowers soft's, marginal's and var-enum's PPL
-  // early and soft's converged validation PPL from 9.31 to 8.76).
+  // the exact ELBO's q has nothing to pull away from (README, the question of variational attention on lava data
+  // synth: ±0.3 takes it from PPL 16.0 to 1.3 in 1,875 updates; on gettext it lowers the PPL of soft attention, the
+  // marginal and the exact ELBO early, and soft's converged validation PPL from 9.31 to 8.76).
   TrainLoopOptions loop = [] {
     TrainLoopOptions o;
     o.init = 0.3;

@@ -48,7 +48,7 @@ VqaModel::VqaModel(const VqaConfig& cfg) : cfg_(cfg) {
   word_emb_ = ps.add("word_emb", Shape{cfg.words, E});
   question_lstm_ = LstmLayer(ps, "question", E, H);
   region_proj_ = Linear(ps, "region", cfg.feature_dim, H, true);
-  if (cfg.attn != AttnVariant::none) {
+  if (variant_info(cfg.attn).attends) {
     prior_W1_ = ps.add("prior/W1", Shape{H, A});
     prior_W2_ = ps.add("prior/W2", Shape{H, A});
     prior_w_ = ps.add("prior/w", Shape{A, 1});
@@ -69,7 +69,7 @@ VqaModel::VqaModel(const VqaConfig& cfg) : cfg_(cfg) {
 
 Var<float> VqaModel::prior_scores(Ctx& c, Var<float> question, Var<float> regions, int B) const {
   const int R = cfg_.regions, A = cfg_.attn_size;
-  if (cfg_.attn == AttnVariant::none) return c.tape.full(Shape{B, 1, R}, 0.f);  // softmax: the uniform 1/R
+  if (!variant_info(cfg_.attn).attends) return c.tape.full(Shape{B, 1, R}, 0.f);  // softmax: the uniform 1/R
   // scores_i = wᵀ tanh(W1 x_i + W2 x̃): (B, 1, R, A) -> (B, 1, R)
   Var<float> q = reshape(matmul(question, c.p(prior_W2_)), Shape{B, 1, A});  // (B, 1, A)
   Var<float> keys = matmul(regions, c.p(prior_W1_));                        // (B, R, A)

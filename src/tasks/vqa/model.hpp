@@ -8,7 +8,7 @@
 //   output    f(x, z = i) = softmax( W_g relu(A_q + U_i) + b_g ) over answers, A_q = W_q x̃ + b_q, U_i = W_x x_i:
 //             the one-hidden-layer answer MLP on [x_i; x̃] (attention/output_head.hpp with relu = true), dropout on
 //             its hidden layer
-//   q         (var-*) q(z = i | x, x̃, y) ∝ exp( uᵀ tanh( U1 (x_i ⊙ relu(V1 h_y)) + U2 (x̃ ⊙ relu(V2 h_y)) ) ),
+//   q         (with q) q(z = i | x, x̃, y) ∝ exp( uᵀ tanh( U1 (x_i ⊙ relu(V1 h_y)) + U2 (x̃ ⊙ relu(V2 h_y)) ) ),
 //             h_y an embedding of the answer y. It reads the generative model's x_i and x̃ (so the KL and the
 //             ELBO also shape those), with parameters of its own otherwise.
 // The objectives and evaluation figures are attention/objective.hpp's; this file only builds the distributions.
@@ -23,7 +23,7 @@
 namespace lava {
 
 struct VqaConfig {
-  AttnVariant attn = AttnVariant::soft;
+  AttnVariant attn;  // --attn's default unless set
   int words = 0, answers = 0;       // question-word and answer vocabulary sizes
   int regions = 0, feature_dim = 0;  // R and D of the region features the model reads
   int emb = 64;                     // word embedding size
@@ -46,7 +46,7 @@ struct VqaScores {
   std::vector<float> log_f;      // (B, R, V) log f(x, z = i)_v for every region i and answer v
   std::vector<float> log_soft;   // (B, V) log f(x, Σ_i w_i e_i)_v at attention_weights() (the variants that are
                                  // not enumerated); empty for the latent variants
-  AttentionEvalSums sampled;     // the sampled variants' importance-weighted figures (attention/continuous.hpp)
+  AttentionEvalSums sampled;     // the sampled variants' importance-weighted figures (continuous.hpp)
 };
 
 class VqaModel {

@@ -7,7 +7,7 @@
 //                            prior / exact posterior argmax is the annotated region
 //   DIR/question-K.svg       question K = 1.. of the split (file order): the image with its regions tinted by the
 //                            prior p(z | x, x̃), the exact posterior p(z | x, x̃, y) ∝ p(z) f(x, z)_y and, for the
-//                            var-* variants, q(z | x, x̃, y); the title holds the question, its answer, the model's
+//                            variants with q, q(z | x, x̃, y); the title holds the question, its answer, the model's
 //                            answer and the annotated regions
 // The image of a Fashion-MNIST scene is rebuilt from its region features, whose first (28/pool)² values are the
 // item's pooled pixels (scenes.hpp): the 3x3 grid at pooled resolution, inverted (ink dark on white). Other region

@@ -4,7 +4,7 @@
 // sampling draw update t's randomness from CounterRng(seed, "vqa/train").child(t); the batches of epoch e are
 // vqa_train_batches(questions, batch size, seed, e).
 // The validation criterion is the bound the variant trains, per question: log p(y|x) for soft, none and marginal,
-// the ELBO for the others (the Jensen bound Σ_i p_i log f_i for hard-*, where q = p).
+// the ELBO for the others (the Jensen bound Σ_i p_i log f_i for hard attention, where q = p).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Show, Attend and Tell's stochastic hard attention (Xu et al. 2015 §4.1, paper-notes §11), `--attn sat-hard`:
+// Show, Attend and Tell's stochastic hard attention (Xu et al. 2015 §4.1), `--attn sat-hard`, captioning only:
 // the Jensen bound L_s = Σ_t Σ_i α_ti log f(y_t | i) trained by Monte Carlo with s_t ~ α_t:
 //   ∇L_s ≈ ∇ log f(y_t | s_t) + λ_r (log f(y_t | s_t) − b) ∇ log α_{t,s_t} + λ_e ∇H[α_t]
 // and, with probability p_expected per sentence, the expected context instead: the soft term ∇ log f(y_t | E α_t)
@@ -10,31 +10,19 @@
 // forward, so s_t reaches word t only, and the other words' terms of the sentence's log-likelihood are independent
 // of s_t (zero mean in the score-function term, variance only). With λ_r = 1, λ_e = 0, p_expected = 0 the estimator is
 // unbiased for ∇L_s whatever b is (tests/test_caption_sat.cpp checks it against enumeration).
+// As a variant it is hard-sample's model (its exact likelihood and Jensen bound in evaluation) with this estimator;
+// model files store it as hard-sample with the flag "sat_hard" = 1.
 #include <cstdint>
 
 #include "attention/objective.hpp"
 
 namespace lava {
 
-struct SatHardOptions {
-  float reinforce = 1.0f;    // λ_r, the weight of the score-function term (--sat-reinforce)
-  float entropy = 0.0f;      // λ_e, the entropy bonus (--sat-entropy)
-  float p_expected = 0.5f;   // probability per sentence of the expected (soft) context (--sat-expected)
-  float baseline_decay = 0.9f;  // of the moving-average baseline (--sat-baseline-decay; 0 = the last batch's mean)
-};
-
-struct SatHardTerms {
-  ObjectiveTerms terms;    // objective (surrogate included) and value_sum = Σ log f of the words as trained
-  double sampled_words = 0;  // real words of the sampled sentences
-  double sampled_log_lik = 0;  // Σ log f(y_t | s_t) over them (the baseline's update reads their mean)
-};
-
 // log_prior: (B, T, S) log α; y, token_mask: (B, T). baseline: b before this batch. Draws from c.next_rng() twice
 // (the sentences' coins, then the positions).
-SatHardTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_prior, const int32_t* y,
-                                const float* token_mask, float baseline, const SatHardOptions& opt);
-
-// The moving average's next value (unchanged when no word was sampled).
-float sat_baseline_update(float baseline, const SatHardTerms& t, float decay);
+// The terms carry the objective (surrogate included), value_sum = Σ log f of the words as trained, and the sampled
+// words' count and Σ log f (the baseline's update reads their mean).
+ObjectiveTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_prior, const int32_t* y,
+                                  const float* token_mask, float baseline, const SatHardOptions& opt);
 
 }  // namespace lava

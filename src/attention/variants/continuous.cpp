@@ -1,10 +1,33 @@
-#include "attention/continuous.hpp"
+// The sampled attention variants: a continuous random object per query, reparameterised, with an
+// analytic KL to its prior. Per query (B·T of them, S positions, Hd = the head's memory width):
+//   var-dirichlet  z ~ Dir(α_q), α_q = dirichlet_alpha(q's scores), prior Dir(α_p); f reads X z
+//                  objective E_q log f(x, z) − KL(Dir(α_q) ‖ Dir(α_p))  (one sample; --warm-start: first the
+//                  Jensen bound E_{Dir(α_p)} log f with z from the prior, as the authors needed)
+//   gauss-ctx      c ~ N(μ, diag σ²) in the head's memory space, μ = Σ_i p_i U_i (the soft context),
+//                  log σ = W2 tanh(W1 μ + b1) + b2; prior N(mean_i U_i, I) or N(0, I) (Bahuleyan et al. 2018)
+//   bam-weibull    S_i ~ Weibull(k, λ_i), λ_i = p_i / Γ(1 + 1/k) so E S_i = p_i; w = S / Σ S;
+//                  prior Gamma(α_i, β): α_i = β π_i (contextual) or α (fixed)              (Fan et al. 2020)
+//   bam-lognormal  log S_i ~ N(log p_i − σ_q²/2, σ_q²); w = S / Σ S = softmax(log p + σ_q ε);
+//                  prior log S_i ~ N(log π_i or 0, σ_p²)
+// with p = the prior's softmax and π = softmax_i g(U_i) the contextual prior (attention/variant_params.hpp).
+// gauss-ctx and bam-* train log f − w·KL with w = --att-kl (default 0.1 for gauss-ctx, as Bahuleyan et al.; 1 for
+// BAM) times an optional tanh ramp; every reported ELBO uses weight 1, so it is a true lower bound.
+//
+// Evaluation draws K = eval_samples latents per query from the posterior and reports, per token,
+//   log p̂(y|x) = log (1/K) Σ_k f(x, z_k)_y p(z_k) / q(z_k)   (importance-weighted; E log p̂ ≤ log p(y|x), → as K grows)
+//   ELBO ≈ (1/K) Σ_k log f(x, z_k)_y − KL(q ‖ p)               (analytic KL)
+// so kl_gap = log p̂ − ELBO estimates KL(q ‖ p(z|x,y)); no exact posterior exists to check it against.
+#include "attention/variants/continuous.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "attention/attention_variant.hpp"
 #include "attention/attention_weights.hpp"
+#include "attention/objective_parts.hpp"
 #include "prob/dirichlet.hpp"
 #include "prob/gamma.hpp"
 #include "prob/gaussian.hpp"
@@ -14,6 +37,10 @@
 namespace lava {
 
 namespace {
+
+enum class Kind { dirichlet, gauss, weibull, lognormal };
+
+constexpr int kPriorHidden = 10;  // BAM's --att_se_hid_size
 
 // One batch's distributions, built the same way for training and evaluation.
 struct Posterior {
@@ -38,7 +65,7 @@ Var<float> contextual_log_prior(const OutputHead& head, const VariantVars& x, co
   return masked_fill(embedding(log_pi, rows.data(), Shape{B, T}), P.pad.data(), P.shape, 0.f);
 }
 
-Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d) {
+Posterior build(Ctx& c, Kind v, const OutputHead& head, const AttentionDists& d) {
   Posterior P;
   P.shape = d.log_prior.shape();
   const int64_t n = P.shape.numel(), S = P.shape[-1];
@@ -52,11 +79,11 @@ Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDi
   P.real = c.tape.input(P.shape, real.data());
   const VariantVars& x = d.extra;
   switch (v) {
-    case AttnVariant::var_dirichlet:
+    case Kind::dirichlet:
       P.alpha_q = dirichlet_alpha(d.q_scores, x.cfg);
       P.alpha_p = dirichlet_alpha(d.scores, x.cfg);
       break;
-    case AttnVariant::gauss_ctx: {
+    case Kind::gauss: {
       P.mu = matmul(exp(d.log_prior), head.memory);  // (B, T, Hd)
       P.sigma = exp(add(matmul(tanh(add(matmul(P.mu, x.sigma_W1), x.sigma_b1)), x.sigma_W2), x.sigma_b2));
       if (x.cfg.gauss_prior == "zero") {
@@ -68,36 +95,24 @@ Posterior build(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDi
       }
       break;
     }
-    case AttnVariant::bam_weibull:
-    case AttnVariant::bam_lognormal:
+    case Kind::weibull:
+    case Kind::lognormal:
       P.phi = masked_fill(d.log_prior, P.pad.data(), P.shape, 0.f);
       if (x.cfg.bam_prior == "contextual") P.log_pi = contextual_log_prior(head, x, P);
       break;
-    case AttnVariant::none:
-    case AttnVariant::soft:
-    case AttnVariant::marginal:
-    case AttnVariant::hard_enum:
-    case AttnVariant::hard_sample:
-    case AttnVariant::var_enum:
-    case AttnVariant::var_sample:
-    case AttnVariant::var_gumbel:
-    case AttnVariant::var_rws:
-    case AttnVariant::structured:
-    case AttnVariant::sigmoid:
-      LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
   }
   return P;
 }
 
 // KL(q ‖ p) per query: (B, T).
-Var<float> analytic_kl(Ctx& c, AttnVariant v, const VariantConfig& cfg, const Posterior& P) {
+Var<float> analytic_kl(Ctx& c, Kind v, const VariantConfig& cfg, const Posterior& P) {
   Tape<float>& tape = c.tape;
   switch (v) {
-    case AttnVariant::var_dirichlet:
+    case Kind::dirichlet:
       return kl_dirichlet(P.alpha_q, P.alpha_p);
-    case AttnVariant::gauss_ctx:
+    case Kind::gauss:
       return sum(kl_gaussian(P.mu, P.sigma, P.mu_p, tape.full(Shape{}, 1.f)), -1);
-    case AttnVariant::bam_weibull: {
+    case Kind::weibull: {
       const float k = cfg.k_weibull;
       Var<float> lambda = exp(affine(P.phi, 1.f, -std::lgamma(1.f + 1.f / k)));
       Var<float> beta = tape.full(Shape{}, cfg.beta_gamma);
@@ -105,54 +120,47 @@ Var<float> analytic_kl(Ctx& c, AttnVariant v, const VariantConfig& cfg, const Po
       Var<float> alpha = P.log_pi.tape ? affine(exp(P.log_pi), cfg.beta_gamma, 0.f) : tape.full(Shape{}, cfg.alpha_gamma);
       return sum(mul(kl_weibull_gamma(tape.full(Shape{}, k), lambda, alpha, beta), P.real), -1);
     }
-    case AttnVariant::bam_lognormal: {
+    case Kind::lognormal: {
       const float sq = cfg.sigma_q;
       Var<float> mu_q = affine(P.phi, 1.f, -0.5f * sq * sq);
       Var<float> mu_p = P.log_pi.tape ? P.log_pi : tape.full(Shape{}, 0.f);
       return sum(mul(kl_lognormal(mu_q, tape.full(Shape{}, sq), mu_p, tape.full(Shape{}, cfg.sigma_p)), P.real), -1);
     }
-    case AttnVariant::none:
-    case AttnVariant::soft:
-    case AttnVariant::marginal:
-    case AttnVariant::hard_enum:
-    case AttnVariant::hard_sample:
-    case AttnVariant::var_enum:
-    case AttnVariant::var_sample:
-    case AttnVariant::var_gumbel:
-    case AttnVariant::var_rws:
-    case AttnVariant::structured:
-    case AttnVariant::sigmoid:
-      LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
   }
   return {};
 }
 
 // BAM's reparameterised noise on log S per element (B, T, S): Weibull (1/k) log(−log(1 − u)); log-normal σ_q ε.
-std::vector<float> bam_noise(AttnVariant v, const VariantConfig& cfg, const CounterRng& rng, int64_t n) {
+std::vector<float> bam_noise(Kind v, const VariantConfig& cfg, const CounterRng& rng, int64_t n) {
   std::vector<float> g(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
-    g[size_t(i)] = v == AttnVariant::bam_weibull ? float(std::log(-std::log1p(-rng.uniform(uint64_t(i)))) / cfg.k_weibull)
+    g[size_t(i)] = v == Kind::weibull ? float(std::log(-std::log1p(-rng.uniform(uint64_t(i)))) / cfg.k_weibull)
                                                  : float(cfg.sigma_q * rng.normal(uint64_t(i)));
   return g;
 }
 
-}  // namespace
+// The weights the head reads without a sample: the Dirichlet's mean under the prior, α_p / Σ α_p; the prior p for
+// the others (the modules' posterior mean, the Gaussian context's mean weights).
+Var<float> mean_weights(Kind v, const AttentionDists& d) {
+  if (v == Kind::dirichlet) return softmax(log(dirichlet_alpha(d.scores, d.extra.cfg)), -1);
+  return exp(d.log_prior);
+}
 
-float continuous_kl_weight(AttnVariant v, const ObjectiveOptions& opt) {
-  const float base = opt.att_kl >= 0 ? opt.att_kl : v == AttnVariant::gauss_ctx ? 0.1f : 1.f;
+float kl_weight(Kind v, const ObjectiveOptions& opt) {
+  const float base = opt.att_kl >= 0 ? opt.att_kl : v == Kind::gauss ? 0.1f : 1.f;
   if (opt.kl_anneal <= 0) return base;
   const double m = double(opt.kl_anneal);
   return base * float((std::tanh((double(opt.step) - m) / (m / 4.5)) + 1) / 2);
 }
 
-ContinuousTerms continuous_objective(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
-                                     const int32_t* y, const ObjectiveOptions& opt) {
+ContinuousTerms objective_terms(Ctx& c, Kind v, const OutputHead& head, const AttentionDists& d,
+                                const int32_t* y, const ObjectiveOptions& opt) {
   const Posterior P = build(c, v, head, d);
   const VariantConfig& cfg = d.extra.cfg;
   ContinuousTerms t;
   Var<float> lf;
   switch (v) {
-    case AttnVariant::var_dirichlet: {
+    case Kind::dirichlet: {
       const bool warm = opt.step < opt.warm_start;
       lf = head.log_f_weighted(c, dirichlet_sample(warm ? P.alpha_p : P.alpha_q, c.next_rng()), y);
       if (warm) {  // the Jensen bound E_{Dir(α_p)} log f: no inference network yet
@@ -161,38 +169,25 @@ ContinuousTerms continuous_objective(Ctx& c, AttnVariant v, const OutputHead& he
       }
       break;
     }
-    case AttnVariant::gauss_ctx:
+    case Kind::gauss:
       lf = head.log_f_context(c, gaussian_sample(P.mu, P.sigma, c.next_rng()), y);
       break;
-    case AttnVariant::bam_weibull:
-    case AttnVariant::bam_lognormal: {  // w = softmax(log p + noise)
+    case Kind::weibull:
+    case Kind::lognormal: {  // w = softmax(log p + noise)
       const std::vector<float> g = bam_noise(v, cfg, c.next_rng(), P.shape.numel());
       lf = head.log_f_weighted(c, softmax(add(d.log_prior, c.tape.input(P.shape, g.data())), -1), y);
       break;
     }
-    case AttnVariant::none:
-    case AttnVariant::soft:
-    case AttnVariant::marginal:
-    case AttnVariant::hard_enum:
-    case AttnVariant::hard_sample:
-    case AttnVariant::var_enum:
-    case AttnVariant::var_sample:
-    case AttnVariant::var_gumbel:
-    case AttnVariant::var_rws:
-    case AttnVariant::structured:
-    case AttnVariant::sigmoid:
-      LAVA_CHECK(false, "{} is not a sampled attention variant", variant_info(v).name);
-      break;
   }
   t.kl = analytic_kl(c, v, cfg, P);
   t.value = sub(lf, t.kl);
-  const float w = v == AttnVariant::var_dirichlet ? 1.f : continuous_kl_weight(v, opt);
+  const float w = v == Kind::dirichlet ? 1.f : kl_weight(v, opt);
   t.per_token = w == 1.f ? t.value : sub(lf, affine(t.kl, w, 0.f));
   return t;
 }
 
-AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
-                                  const int32_t* y, const float* token_mask) {
+AttentionEvalSums eval_sums(Ctx& c, Kind v, const OutputHead& head, const AttentionDists& d,
+                            const int32_t* y, const float* token_mask) {
   const Posterior P = build(c, v, head, d);
   const VariantConfig& cfg = d.extra.cfg;
   const int64_t S = P.shape[-1], N = P.shape.numel() / S, n = P.shape.numel();
@@ -204,7 +199,7 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
     const CounterRng rng = c.next_rng();
     std::vector<double> ratio(static_cast<size_t>(N), 0.0);  // log p(z_k) − log q(z_k) per query
     Var<float> lf;
-    if (v == AttnVariant::gauss_ctx) {
+    if (v == Kind::gauss) {
       const int64_t Hd = P.mu.dim(-1);
       buf.resize(size_t(N * Hd));
       const float *mu = P.mu.val(), *sigma = P.sigma.val(), *mu_p = P.mu_p.val();
@@ -224,12 +219,12 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
         double m = -INFINITY;
         for (int64_t s = 0; s < S; ++s) {
           const int64_t i = q * S + s;
-          if (v == AttnVariant::var_dirichlet) {  // all S coordinates (padding has α = e^{−10} on both sides)
+          if (v == Kind::dirichlet) {  // all S coordinates (padding has α = e^{−10} on both sides)
             log_s[size_t(s)] = gamma_log_draw(double(P.alpha_q.val()[i]), rng, uint64_t(i));
           } else if (P.pad[size_t(i)]) {
             log_s[size_t(s)] = -INFINITY;
             continue;
-          } else if (v == AttnVariant::bam_weibull) {
+          } else if (v == Kind::weibull) {
             const double k = cfg.k_weibull, beta = cfg.beta_gamma;
             const double log_lambda = double(P.phi.val()[i]) - std::lgamma(1 + 1 / k);
             const double E = -std::log1p(-rng.uniform(uint64_t(i))), ls = log_lambda + std::log(E) / k;
@@ -247,7 +242,7 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
           }
           m = std::max(m, log_s[size_t(s)]);
         }
-        if (v == AttnVariant::var_dirichlet) m = *std::max_element(log_s.begin(), log_s.end());
+        if (v == Kind::dirichlet) m = *std::max_element(log_s.begin(), log_s.end());
         double z = 0;
         for (int64_t s = 0; s < S; ++s) z += std::exp(log_s[size_t(s)] - m);
         double a_q0 = 0, a_p0 = 0;
@@ -255,12 +250,12 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
           const int64_t i = q * S + s;
           const double log_w_s = log_s[size_t(s)] - m - std::log(z);  // log of the attention weight
           buf[size_t(i)] = float(std::exp(log_w_s));
-          if (v != AttnVariant::var_dirichlet) continue;
+          if (v != Kind::dirichlet) continue;
           const double aq = P.alpha_q.val()[i], ap = P.alpha_p.val()[i];  // log Dir(z; α_p) − log Dir(z; α_q)
           ratio[size_t(q)] += (ap - aq) * log_w_s - std::lgamma(ap) + std::lgamma(aq);
           a_q0 += aq, a_p0 += ap;
         }
-        if (v == AttnVariant::var_dirichlet) ratio[size_t(q)] += std::lgamma(a_p0) - std::lgamma(a_q0);
+        if (v == Kind::dirichlet) ratio[size_t(q)] += std::lgamma(a_p0) - std::lgamma(a_q0);
       }
       lf = head.log_f_weighted(c, c.tape.input(P.shape, buf.data()), y);
     }
@@ -269,7 +264,7 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
       lf_sum[size_t(q)] += double(lf.val()[q]);
     }
   }
-  Var<float> mean_attn = head.log_f_weighted(c, attention_weights(v, d), y);
+  Var<float> mean_attn = head.log_f_weighted(c, mean_weights(v, d), y);
   AttentionEvalSums r;
   r.sampled = true;
   for (int64_t q = 0; q < N; ++q) {
@@ -289,6 +284,120 @@ AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head,
     r.mean_attn_log_lik += double(mean_attn.val()[q]);
   }
   return r;
+}
+
+class ContinuousLatent : public AttentionVariant {
+ public:
+  ContinuousLatent(const AttnVariantInfo& info, Kind kind) : AttentionVariant(info), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+  Var<float> weights(const AttentionDists& d) const override { return mean_weights(kind_, d); }
+
+  ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
+                           const ObjectiveOptions& opt) const override {
+    const ContinuousTerms ct = objective_terms(c, kind_, head, d, t.y, opt);
+    return masked_terms(ct.per_token, ct.value, ct.kl, t);
+  }
+
+  AttentionEvalSums evaluate(Ctx& c, const OutputHead& head, const AttentionDists& d, const int32_t* y,
+                             const float* token_mask, int) const override {
+    return eval_sums(c, kind_, head, d, y, token_mask);
+  }
+
+  void declare_params(ParamStore<float>& ps, const VariantConfig& cfg, int Hd, VariantParamIds& ids) const override {
+    if (kind_ == Kind::gauss) {
+      ids.sigma_W1 = ps.add("attn/sigma/W1", Shape{Hd, Hd});
+      ids.sigma_b1 = ps.add("attn/sigma/b1", Shape{Hd});
+      ids.sigma_W2 = ps.add("attn/sigma/W2", Shape{Hd, Hd});
+      ids.sigma_b2 = ps.add("attn/sigma/b2", Shape{Hd});
+    }
+    if ((kind_ == Kind::weibull || kind_ == Kind::lognormal) && cfg.bam_prior == "contextual") {
+      ids.prior_W1 = ps.add("attn/prior/W1", Shape{Hd, kPriorHidden});
+      ids.prior_b1 = ps.add("attn/prior/b1", Shape{kPriorHidden});
+      ids.prior_w2 = ps.add("attn/prior/w2", Shape{kPriorHidden, 1});
+      ids.prior_b2 = ps.add("attn/prior/b2", Shape{1});
+    }
+  }
+
+  void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
+    const auto str = [](float x) { return fmt::format("{}", x); };
+    switch (kind_) {
+      case Kind::dirichlet:
+        meta["alpha_transform"] = cfg.alpha_transform;
+        break;
+      case Kind::gauss:
+        meta["gauss_prior"] = cfg.gauss_prior;
+        break;
+      case Kind::weibull:
+        meta["bam_prior"] = cfg.bam_prior, meta["k_weibull"] = str(cfg.k_weibull);
+        meta["alpha_gamma"] = str(cfg.alpha_gamma), meta["beta_gamma"] = str(cfg.beta_gamma);
+        break;
+      case Kind::lognormal:
+        meta["bam_prior"] = cfg.bam_prior, meta["sigma_q"] = str(cfg.sigma_q), meta["sigma_p"] = str(cfg.sigma_p);
+        break;
+    }
+    meta["eval_samples"] = fmt::format("{}", cfg.eval_samples);
+  }
+
+ private:
+  Kind kind_;
+};
+
+Kind kind_of(AttnVariant v) {
+  const auto* family = dynamic_cast<const ContinuousLatent*>(&*v);
+  LAVA_CHECK(family != nullptr, "{} is not a sampled attention variant", variant_info(v).name);
+  return family->kind();
+}
+
+}  // namespace
+
+float continuous_kl_weight(AttnVariant v, const ObjectiveOptions& opt) { return kl_weight(kind_of(v), opt); }
+
+ContinuousTerms continuous_objective(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
+                                     const int32_t* y, const ObjectiveOptions& opt) {
+  return objective_terms(c, kind_of(v), head, d, y, opt);
+}
+
+AttentionEvalSums continuous_eval(Ctx& c, AttnVariant v, const OutputHead& head, const AttentionDists& d,
+                                  const int32_t* y, const float* token_mask) {
+  return eval_sums(c, kind_of(v), head, d, y, token_mask);
+}
+
+const AttentionVariant& var_dirichlet_attention() {
+  static const ContinuousLatent v(
+      {.name = "var-dirichlet",
+       .summary = "relaxed z ~ Dir(alpha_q), reparameterised (implicit gamma gradients); ELBO with KL(Dir||Dir)",
+       .uses_q = true,
+       .sampled = true},
+      Kind::dirichlet);
+  return v;
+}
+
+const AttentionVariant& gauss_ctx_attention() {
+  static const ContinuousLatent v(
+      {.name = "gauss-ctx",
+       .summary = "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)",
+       .sampled = true},
+      Kind::gauss);
+  return v;
+}
+
+const AttentionVariant& bam_weibull_attention() {
+  static const ContinuousLatent v(
+      {.name = "bam-weibull",
+       .summary = "weights S ~ Weibull(k, p/G(1+1/k)), attention S/sum S; KL to a Gamma prior",
+       .sampled = true},
+      Kind::weibull);
+  return v;
+}
+
+const AttentionVariant& bam_lognormal_attention() {
+  static const ContinuousLatent v(
+      {.name = "bam-lognormal",
+       .summary = "log S ~ N(log p - s^2/2, s^2), attention S/sum S; KL to a log-normal",
+       .sampled = true},
+      Kind::lognormal);
+  return v;
 }
 
 }  // namespace lava

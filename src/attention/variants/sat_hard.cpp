@@ -1,11 +1,13 @@
-#include "attention/sat_hard.hpp"
+#include "attention/variants/sat_hard.hpp"
 
 #include <vector>
 
+#include "attention/attention_variant.hpp"
+
 namespace lava {
 
-SatHardTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_prior, const int32_t* y,
-                                const float* token_mask, float baseline, const SatHardOptions& opt) {
+ObjectiveTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_prior, const int32_t* y,
+                                  const float* token_mask, float baseline, const SatHardOptions& opt) {
   Tape<float>& tape = c.tape;
   const Shape sdist = log_prior.shape();  // (B, T, S)
   const int64_t B = sdist[0], S = sdist[-1], N = sdist.numel() / S, T = N / B;
@@ -33,7 +35,7 @@ SatHardTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_p
   Var<float> w = add(mul(alpha, tape.input(sdist, soft_rows.data())), tape.input(sdist, one_hot.data()));
   Var<float> lf = head.log_f_weighted(c, w, y);  // (B, T)
 
-  SatHardTerms out;
+  ObjectiveTerms out;
   // The score-function term through a surrogate whose value is λ_r (log f − b) log α_{t,s_t} on sampled words.
   std::vector<float> advantage(static_cast<size_t>(N), 0.f);
   for (int64_t n = 0; n < N; ++n)
@@ -46,14 +48,33 @@ SatHardTerms sat_hard_objective(Ctx& c, const OutputHead& head, Var<float> log_p
     Var<float> neg_entropy = sum(mul(alpha, log_prior), -1);  // (B, T)
     per_token = add(per_token, mul(affine(neg_entropy, -opt.entropy, 0.f), tape.input(stok, sampled_mask.data())));
   }
-  out.terms.objective = sum_all(mul(per_token, tape.input(stok, token_mask)));
-  for (int64_t n = 0; n < N; ++n) out.terms.value_sum += double(token_mask[n]) * lf.val()[n];
+  out.objective = sum_all(mul(per_token, tape.input(stok, token_mask)));
+  for (int64_t n = 0; n < N; ++n) out.value_sum += double(token_mask[n]) * lf.val()[n];
   return out;
 }
 
-float sat_baseline_update(float baseline, const SatHardTerms& t, float decay) {
-  if (t.sampled_words == 0) return baseline;
-  return float(double(decay) * baseline + (1.0 - double(decay)) * (t.sampled_log_lik / t.sampled_words));
+namespace {
+
+class SatHard : public AttentionVariant {
+ public:
+  using AttentionVariant::AttentionVariant;
+  ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d, const ObjectiveTargets& t,
+                           const ObjectiveOptions& opt) const override {
+    return sat_hard_objective(c, head, d.log_prior, t.y, t.token_mask, opt.baseline, opt.sat);
+  }
+};
+
+}  // namespace
+
+const AttentionVariant& sat_hard_attention() {
+  static const SatHard v({.name = "sat-hard",
+                          .summary = "SAT's hard attention: z ~ p, REINFORCE with a moving-average baseline",
+                          .tasks = "caption",
+                          .latent = true,
+                          .moving_baseline = true,
+                          .stored_as = "hard-sample",
+                          .flag = "sat_hard"});
+  return v;
 }
 
 }  // namespace lava
