@@ -95,7 +95,8 @@ bool LineReader::next(std::string& line) {
   line.clear();
   for (;;) {
     const char* at = buf_.data() + begin_;
-    const char* nl = static_cast<const char*>(std::memchr(at, '\n', end_ - begin_));
+    // memchr's pointer must not be null even for 0 bytes, and an empty buffer's data() may be.
+    const char* nl = begin_ < end_ ? static_cast<const char*>(std::memchr(at, '\n', end_ - begin_)) : nullptr;
     const size_t take = nl ? size_t(nl - at) : end_ - begin_;
     if (line.size() + take > max_line_)
       throw input_error(path_, line_no_ + 1, fmt::format("line longer than {}", size_text(max_line_)));
