@@ -1,11 +1,8 @@
 #include "cli/loop_options.hpp"
 
-#include <cstdio>
 #include <string_view>
 
 #include "cli/option_table.hpp"
-#include "core/json.hpp"
-#include "core/stop_signal.hpp"
 
 namespace lava {
 
@@ -74,27 +71,6 @@ void read_loop_options(const CommandLine& cl, TrainLoopOptions& o) {
   o.seed = cl.common().seed;
   o.format = cl.common().format;
   o.quiet = cl.common().quiet;
-}
-
-int report_signal_stop(const TrainLoopOptions& opt, const SignalStop& s) {
-  const std::string where =
-      fmt::format("after step {} (epoch {}, {} of {} batches)", s.steps, s.epoch, s.batch, s.batches);
-  if (opt.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "stopped").add("signal", signal_name(s.signal)).add("steps", s.steps);
-    j.add("epoch", s.epoch).add("batch", s.batch).add("resume_state", s.resume_state);
-    std::printf("%s\n", j.str().c_str());
-    std::fflush(stdout);
-  }
-  if (s.resume_state.empty())
-    std::fprintf(stderr, "lava train: stopped by %s %s; nothing saved (no --save)\n", signal_name(s.signal).c_str(),
-                 where.c_str());
-  else
-    std::fprintf(stderr,
-                 "lava train: stopped by %s %s; state saved to %s: to continue, run the same command with "
-                 "--resume %s\n",
-                 signal_name(s.signal).c_str(), where.c_str(), s.resume_state.c_str(), s.resume_state.c_str());
-  return 128 + s.signal;
 }
 
 }  // namespace lava

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/check.hpp"
-#include "sweep/train_options.hpp"
+#include "sweep/self_executable.hpp"
 
 namespace lava {
 

@@ -152,18 +152,17 @@ class CaptionTask final : public TrainTask {
 
 }  // namespace
 
-CaptionTrainSummary train_caption(const CaptionTrainOptions& opt) {
+TrainResult train_caption(const CaptionTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   CaptionTask task(opt);
   const LoopSummary s = train_loop("caption", opt.loop, task, lock);
-  CaptionTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_epoch;
-  out.seconds = s.seconds, out.words_per_second = s.units_per_second;
-  out.best_valid = figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
-  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
-  out.stop_reason = s.stop_reason;
-  return out;
+  TrainResult r("caption", s);
+  r.about = {{"attn", JsonValue(opt.model.attn_name())}};
+  r.best_epoch = s.kept_epoch, r.units = "words";
+  const Figures& kept = s.kept.figures;
+  r.best = {{"valid_nll", figure(kept, "nll")}, {"valid_bound", figure(kept, "bound")},
+            {"valid_attn_acc", figure(kept, "attn_acc")}};
+  return r;
 }
 
 }  // namespace lava

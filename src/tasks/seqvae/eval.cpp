@@ -4,8 +4,6 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
 
 namespace lava {
 
@@ -107,31 +105,6 @@ SeqVaeEvalFigures evaluate_seqvae(SeqVae& model, const ParallelSplit& split, con
   for (double& v : f.kl_per_dim) v /= n;
   f.active_units = count_active_units(sums.mu.data(), sums.sentences, Z, opt.au_threshold, &f.mu_variance);
   return f;
-}
-
-void save_seqvae(const std::string& path, const SeqVae& model, const Vocab& vocab, const std::string& lang,
-                 std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> meta = model.config().to_metadata();
-  meta["vocab_tokens"] = vocab.to_text();
-  meta["lang"] = lang;
-  meta["format"] = "lava-model-1";
-  for (auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
-}
-
-LoadedSeqVae load_seqvae(const std::string& path) {
-  LoadedSeqVae m;
-  // The metadata decides the architecture; the parameters are then checked against it by name and shape.
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
-  const SeqVaeConfig cfg = SeqVaeConfig::from_metadata(m.metadata, path);
-  m.vocab = Vocab::from_text(m.metadata["vocab_tokens"], path);
-  m.lang = m.metadata["lang"];
-  if (m.vocab.size() != cfg.vocab) throw input_error(path, 0, "the vocabulary size does not match the embedding table");
-  m.model = std::make_unique<SeqVae>(cfg);
-  assign_params(file, path, m.model->ps);
-  return m;
 }
 
 }  // namespace lava

@@ -4,16 +4,26 @@
 #include <cmath>
 
 #include "core/json.hpp"
+#include "tasks/seqvae/model_file.hpp"
 #include "train/loop.hpp"
 
 namespace lava {
 
-void add_seqvae_figures(JsonLine& j, const SeqVaeEvalFigures& f) {
-  j.add("elbo", f.elbo).add("recon", f.recon).add("kl", f.kl);
-  j.add("elbo_per_token", f.elbo_per_token).add("recon_per_token", f.recon_per_token);
-  j.add("kl_per_token", f.kl_per_token).add("ppl_bound", f.ppl_bound);
-  j.add("iw", f.iw).add("ppl_iw", f.ppl_iw).add("active_units", f.active_units).add("latent", f.latent);
-  j.add("sentences", f.sentences).add("tokens", f.tokens).add("samples", f.samples);
+Figures seqvae_line_figures(const SeqVaeEvalFigures& f) {
+  return {{"elbo", f.elbo},
+          {"recon", f.recon},
+          {"kl", f.kl},
+          {"elbo_per_token", f.elbo_per_token},
+          {"recon_per_token", f.recon_per_token},
+          {"kl_per_token", f.kl_per_token},
+          {"ppl_bound", f.ppl_bound},
+          {"iw", f.iw},
+          {"ppl_iw", f.ppl_iw},
+          {"active_units", double(f.active_units)},
+          {"latent", double(f.latent)},
+          {"sentences", double(f.sentences)},
+          {"tokens", double(f.tokens)},
+          {"samples", double(f.samples)}};
 }
 
 namespace {
@@ -132,7 +142,7 @@ class SeqVaeTask final : public TrainTask {
     j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
     j.add("kl_weight", e.kl_weight).add("free_bits", opt_.free_bits);
     j.add("train_loss", e.train_loss).add("train_recon", e.train_recon).add("train_kl", e.train_kl);
-    add_seqvae_figures(j, v);
+    for (const auto& [name, value] : seqvae_line_figures(v)) j.add(name, value);
     j.add("kl_per_dim", v.kl_per_dim).add("best", e.best);
     if (e.partial) j.add("partial", true);
     line.text = fmt::format(
@@ -197,19 +207,19 @@ class SeqVaeTask final : public TrainTask {
 
 }  // namespace
 
-SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt) {
+TrainResult train_seqvae(const SeqVaeTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   SeqVaeTask task(opt);
   const LoopSummary s = train_loop("seqvae", opt.loop, task, lock);
-  SeqVaeTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_position;
-  out.seconds = s.seconds, out.tokens_per_second = s.units_per_second;
-  out.best_valid = seqvae_figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
-  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
-  out.stop_reason = s.stop_reason;
-  for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r, opt.kl_anneal));
-  return out;
+  TrainResult r("seqvae", s);
+  const SeqVaeConfig& m = opt.model;
+  r.about = {{"encoder", JsonValue(enum_name(kSeqVaeEncoderNames, m.encoder))},
+             {"dec_attn", JsonValue(enum_name(kDecoderAttentionNames, m.dec_attn))},
+             {"kl_anneal", JsonValue(opt.kl_anneal)},
+             {"free_bits", JsonValue(opt.free_bits)}};
+  r.best_epoch = s.kept_position;
+  r.best = seqvae_line_figures(seqvae_figures_of(s.kept.figures));
+  return r;
 }
 
 }  // namespace lava

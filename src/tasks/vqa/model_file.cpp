@@ -1,8 +1,7 @@
 #include "tasks/vqa/model_file.hpp"
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "tasks/model_file.hpp"
 
 namespace lava {
 
@@ -11,23 +10,20 @@ void save_vqa(const std::string& path, const VqaModel& model, const Vocab& words
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["words_vocab_tokens"] = words.to_text();
   meta["answer_list"] = answers.to_text();
-  meta["format"] = "lava-model-1";
-  for (const auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
+  save_model_file(path, model.ps, std::move(meta), extra);
 }
 
 LoadedVqa load_vqa(const std::string& path) {
   LoadedVqa m;
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  if (m.metadata["format"] != "lava-model-1") throw input_error(path, 0, "not a LAVA model file (no format tag)");
+  const ModelFile file(path);
+  m.metadata = file.metadata();
   const VqaConfig cfg = VqaConfig::from_metadata(m.metadata, path);
   m.words = Vocab::from_text(m.metadata["words_vocab_tokens"], path);
   m.answers = AnswerVocab::from_text(m.metadata["answer_list"], path);
   if (m.words.size() != cfg.words || m.answers.size() != cfg.answers)
     throw input_error(path, 0, "vocabulary sizes do not match the model's embedding and output tables");
   m.model = std::make_unique<VqaModel>(cfg);
-  assign_params(file, path, m.model->ps);
+  file.assign(m.model->ps);
   return m;
 }
 

@@ -1,0 +1,31 @@
+#pragma once
+// Every task's model file: the parameters as safetensors tensors and, in the string metadata, the configuration,
+// the vocabularies, the format tag "lava-model-1" and what training adds (epoch, validation figures). Each task's
+// own model_file names its metadata and rebuilds its model; writing and reading the file is done here, once.
+#include <map>
+#include <string>
+
+#include "nn/params.hpp"
+#include "nn/safetensors.hpp"
+
+namespace lava {
+
+// Writes atomically: `metadata` (the configuration and vocabularies) plus the format tag, then `extra` over both.
+void save_model_file(const std::string& path, const ParamStore<float>& params,
+                     std::map<std::string, std::string> metadata, const std::map<std::string, std::string>& extra);
+
+// A model file read and its format tag checked (an InputError naming the file otherwise).
+class ModelFile {
+ public:
+  explicit ModelFile(std::string path);
+  const std::string& path() const { return path_; }
+  const std::map<std::string, std::string>& metadata() const { return file_.metadata; }
+  // Fills a store declared from the metadata's configuration: every parameter by name and shape, nothing else.
+  void assign(ParamStore<float>& params) const;
+
+ private:
+  std::string path_;
+  SafetensorsFile file_;
+};
+
+}  // namespace lava
