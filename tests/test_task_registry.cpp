@@ -3,6 +3,7 @@
 // command line (common options included), and a sweep runs captioning like any other task.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -13,7 +14,12 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "tasks/caption/trainer.hpp"
+#include "tasks/nmt/trainer.hpp"
+#include "tasks/seqvae/trainer.hpp"
+#include "tasks/vqa/trainer.hpp"
 #include "temp_dir.hpp"
+#include "train/loop_option_table.hpp"
 #include "tiny_scenes.hpp"
 
 using namespace lava;
@@ -68,6 +74,40 @@ TEST_CASE("task registry: every task of lava is registered with its own training
   CHECK(train_option_names(tasks, "caption").count("sat-reinforce"));
   CHECK(train_option_names(tasks, "seqvae").count("free-bits"));
   CHECK_FALSE(train_option_names(tasks, "caption").count("features"));
+}
+
+namespace {
+
+// Every row of `table` is an option of `lava train --task TASK` and, when it belongs to the run's identity, an entry
+// "--name" with the default's exact value.
+template <class S>
+void check_rows(const std::string& task, const OptionTable<S>& table, const S& defaults) {
+  const std::set<std::string> options = train_option_names(task_registry(), task);
+  const RunIdentity id = option_identity(table, defaults);
+  for (const OptionRow<S>& row : table) {
+    CHECK_MESSAGE(options.count(row.name), task, " --", row.name);
+    const std::string value = std::visit([&](auto field) { return exact(defaults.*field); }, row.field);
+    const bool listed =
+        std::find(id.begin(), id.end(), std::pair<std::string, std::string>("--" + std::string(row.name), value)) !=
+        id.end();
+    CHECK_MESSAGE(listed == row.identity, task, " --", row.name);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("option rows: each task's command line and its run identity come from the same rows") {
+  check_rows("nmt", nmt_model_options(), Seq2SeqConfig());
+  check_rows("vqa", vqa_model_options(), VqaConfig());
+  check_rows("caption", caption_model_options(), CaptionConfig());
+  check_rows("seqvae", seqvae_model_options(), SeqVaeConfig());
+  for (const char* task : {"nmt", "vqa", "caption", "seqvae"})
+    check_rows(task, loop_option_table(), TrainLoopOptions());
+  // A resumed run may change when it stops and how often it saves, not how it trains.
+  RunIdentity loop = option_identity(loop_option_table(), TrainLoopOptions());
+  std::set<std::string> keys;
+  for (const auto& [key, value] : loop) keys.insert(key);
+  CHECK(keys == std::set<std::string>{"--lr", "--lr-decay", "--start-decay-at", "--clip", "--init", "--valid-every"});
 }
 
 TEST_CASE("cli: lava sweep run trains captioning runs; their JSON lines carry the task") {

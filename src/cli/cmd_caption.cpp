@@ -31,18 +31,6 @@ constexpr const char* kModelHelp =
     "--sat-expected per sentence the expected context instead); marginal, hard-enum, hard-sample, var-enum and\n"
     "var-sample as for translation (attention/objective.hpp).\n";
 
-const OptionTable<CaptionConfig>& caption_model_table() {
-  using C = CaptionConfig;
-  static const OptionTable<C> table = {
-      {"emb-size", &C::emb, 1, 65536, "word embedding size (= the deep output layer's width)"},
-      {"hidden-size", &C::hidden, 1, 65536, "LSTM size"},
-      {"annotation-size", &C::annotation, 1, 65536, "size of the region annotations a_i"},
-      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the attention and q scorers"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on the word embeddings"},
-  };
-  return table;
-}
-
 void add_data_options(CommandLine& cl) {
   cl.options().add_options()                                                      //
       ("data", po::value<std::string>(), "a `lava data scenes` directory")        //
@@ -69,7 +57,7 @@ std::unique_ptr<CommandLine> caption_train_command_line() {
       ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
        "sat-hard: b <- decay b + (1 - decay) mean log f of the sampled words")  //
       ("eval-batch-size", po::value<std::string>()->default_value("128"), "captions per validation batch");
-  add_option_table(cl->options(), caption_model_table(), CaptionConfig());
+  add_option_table(cl->options(), caption_model_options(), CaptionConfig());
   add_loop_options(cl->options(), CaptionTrainOptions().loop, "captions");
   add_variant_options(cl->options());
   return cl;
@@ -85,7 +73,7 @@ int train_caption_command(const CommandLine& cl) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  read_option_table(cl, caption_model_table(), o.model);
+  read_option_table(cl, caption_model_options(), o.model);
   VariantConfig unused;
   read_variant_options(cl, unused, o.objective.objective);
   o.objective.alpha_reg = float(cl.get_double("alpha-reg", 0, 1e6));

@@ -28,19 +28,6 @@ namespace lava {
 
 namespace {
 
-const OptionTable<Seq2SeqConfig>& nmt_model_table() {
-  using C = Seq2SeqConfig;
-  static const OptionTable<C> table = {
-      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
-      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
-      {"attn-size", &C::attn_size, 1, 65536, "MLP scorer hidden size"},
-      {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
-      {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
-  };
-  return table;
-}
-
 // "10,20,30" -> {10, 20, 30}: strictly increasing non-negative upper bounds of the source-length buckets.
 std::vector<int64_t> parse_length_buckets(const CommandLine& cl) {
   const std::string text = cl.get_string("length-buckets");
@@ -85,7 +72,7 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
-  add_option_table(cl->options(), nmt_model_table(), Seq2SeqConfig());
+  add_option_table(cl->options(), nmt_model_options(), Seq2SeqConfig());
   add_loop_options(cl->options(), NmtTrainOptions().loop, "sentence pairs");
   add_variant_options(cl->options());
   return cl;
@@ -106,7 +93,7 @@ int train_nmt_command(const CommandLine& cl) {
   }
   o.model.score = cl.get_enum("score", kNmtScoreNames);
   o.model.encoder = cl.get_enum("encoder", kNmtEncoderNames);
-  read_option_table(cl, nmt_model_table(), o.model);
+  read_option_table(cl, nmt_model_options(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
   read_variant_options(cl, o.model.variant, o.objective);

@@ -42,22 +42,6 @@ void add_data_options(CommandLine& cl, const char* lang_default) {
       ("lang", lang, "the file suffix of the side to model (e.g. en of a de-en corpus)");
 }
 
-const OptionTable<SeqVaeConfig>& seqvae_model_table() {
-  using C = SeqVaeConfig;
-  static const OptionTable<C> table = {
-      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
-      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
-      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
-      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
-      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
-      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
-      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
-      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
-  };
-  return table;
-}
-
 std::unique_ptr<CommandLine> seqvae_train_command_line() {
   const std::string description = fmt::format(
       "Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
@@ -88,7 +72,7 @@ std::unique_ptr<CommandLine> seqvae_train_command_line() {
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
-  add_option_table(cl->options(), seqvae_model_table(), SeqVaeConfig());
+  add_option_table(cl->options(), seqvae_model_options(), SeqVaeConfig());
   add_loop_options(cl->options(), SeqVaeTrainOptions().loop, "sentences");
   return cl;
 }
@@ -104,7 +88,7 @@ int train_seqvae_command(const CommandLine& cl) {
   m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
   m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
   m.score = cl.get_enum("score", kSeqVaeScoreNames);
-  read_option_table(cl, seqvae_model_table(), m);
+  read_option_table(cl, seqvae_model_options(), m);
   if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)
     cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));

@@ -56,19 +56,6 @@ std::string plot_dir(const CommandLine& cl) {
   return dir;
 }
 
-const OptionTable<VqaConfig>& vqa_model_table() {
-  using C = VqaConfig;
-  static const OptionTable<C> table = {
-      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
-      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
-      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
-      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
-      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
-  };
-  return table;
-}
-
 std::unique_ptr<CommandLine> vqa_train_command_line() {
   auto cl = std::make_unique<CommandLine>(
       "train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
@@ -89,7 +76,7 @@ std::unique_ptr<CommandLine> vqa_train_command_line() {
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
       ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
-  add_option_table(cl->options(), vqa_model_table(), VqaConfig());
+  add_option_table(cl->options(), vqa_model_options(), VqaConfig());
   add_loop_options(cl->options(), VqaTrainOptions().loop, "questions");
   add_variant_options(cl->options());
   return cl;
@@ -103,7 +90,7 @@ int train_vqa_command(const CommandLine& cl) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  read_option_table(cl, vqa_model_table(), o.model);
+  read_option_table(cl, vqa_model_options(), o.model);
   read_variant_options(cl, o.model.variant, o.objective);
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));

@@ -7,6 +7,18 @@
 
 namespace lava {
 
+const OptionTable<CaptionConfig>& caption_model_options() {
+  using C = CaptionConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size (= the deep output layer's width)"},
+      {"hidden-size", &C::hidden, 1, 65536, "LSTM size"},
+      {"annotation-size", &C::annotation, 1, 65536, "size of the region annotations a_i"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the attention and q scorers"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the word embeddings"},
+  };
+  return table;
+}
+
 namespace {
 
 std::vector<std::pair<const char*, double*>> figure_fields(CaptionEvalFigures& f) {
@@ -117,17 +129,13 @@ class CaptionTask final : public TrainTask {
     }
     const CaptionConfig& m = opt_.model;
     const SatHardOptions& sat = opt_.objective.sat;
-    RunIdentity id{{"--attn", m.attn_name()},
-                   {"--emb-size", exact(m.emb)},
-                   {"--hidden-size", exact(m.hidden)},
-                   {"--annotation-size", exact(m.annotation)},
-                   {"--attn-size", exact(m.attn_size)},
-                   {"--dropout", exact(m.dropout)},
-                   {"--alpha-reg", exact(opt_.objective.alpha_reg)},
-                   {"--sat-reinforce", exact(sat.reinforce)},
-                   {"--sat-entropy", exact(sat.entropy)},
-                   {"--sat-expected", exact(sat.p_expected)},
-                   {"--sat-baseline-decay", exact(sat.baseline_decay)}};
+    RunIdentity id = option_identity(caption_model_options(), m);
+    id.insert(id.begin(), {"--attn", m.attn_name()});
+    id.insert(id.end(), {{"--alpha-reg", exact(opt_.objective.alpha_reg)},
+                         {"--sat-reinforce", exact(sat.reinforce)},
+                         {"--sat-entropy", exact(sat.entropy)},
+                         {"--sat-expected", exact(sat.p_expected)},
+                         {"--sat-baseline-decay", exact(sat.baseline_decay)}});
     const RunIdentity objective = objective_identity(opt_.objective.objective);
     id.insert(id.end(), objective.begin(), objective.end());
     id.push_back({"--eval-batch-size", exact(opt_.eval_batch_size)});

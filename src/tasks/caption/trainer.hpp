@@ -9,6 +9,7 @@
 
 #include "tasks/caption/eval.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
 namespace lava {
@@ -24,6 +25,9 @@ struct CaptionTrainOptions {
   }();
   int eval_batch_size = 128;
 };
+
+// The model's size options (CaptionConfig): `lava train --task caption` adds them, and they are part of a run's identity.
+const OptionTable<CaptionConfig>& caption_model_options();
 
 TrainResult train_caption(const CaptionTrainOptions& opt);
 

@@ -12,6 +12,19 @@
 
 namespace lava {
 
+const OptionTable<Seq2SeqConfig>& nmt_model_options() {
+  using C = Seq2SeqConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "MLP scorer hidden size"},
+      {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
+  };
+  return table;
+}
+
 namespace {
 
 // The figures of NmtEvalFigures, by name, for the resume state and back.
@@ -161,13 +174,9 @@ RunIdentity NmtTask::identity() const {
   const Seq2SeqConfig& m = opt_.model;
   RunIdentity id{{"--attn", variant_info(m.attn).name},
                  {"--score", enum_name(kNmtScoreNames, m.score)},
-                 {"--emb-size", exact(m.emb)},
-                 {"--hidden-size", exact(m.hidden)},
-                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)},
-                 {"--attn-size", exact(m.attn_size)},
-                 {"--inf-hidden", exact(m.inf_hidden)},
-                 {"--layers", exact(m.layers)},
-                 {"--dropout", exact(m.dropout)}};
+                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)}};
+  const RunIdentity sizes = option_identity(nmt_model_options(), m);
+  id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());
   id.insert(id.end(), {{"--src", opt_.corpus.src_lang},

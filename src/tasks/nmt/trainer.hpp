@@ -12,6 +12,7 @@
 #include "tasks/nmt/model_file.hpp"
 #include "tasks/nmt/seq2seq.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
 namespace lava {
@@ -32,6 +33,9 @@ struct NmtTrainOptions {
   }();
   std::string plot_dir;      // learning curves and attention pictures after every validation (tasks/nmt/plots.hpp)
 };
+
+// The model's size options (Seq2SeqConfig): `lava train --task nmt` adds them, and they are part of a run's identity.
+const OptionTable<Seq2SeqConfig>& nmt_model_options();
 
 TrainResult train_nmt(const NmtTrainOptions& opt);
 

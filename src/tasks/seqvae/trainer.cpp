@@ -9,6 +9,22 @@
 
 namespace lava {
 
+const OptionTable<SeqVaeConfig>& seqvae_model_options() {
+  using C = SeqVaeConfig;
+  static const OptionTable<C> table = {
+      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
+      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
+      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
+      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
+  };
+  return table;
+}
+
 Figures seqvae_line_figures(const SeqVaeEvalFigures& f) {
   return {{"elbo", f.elbo},
           {"recon", f.recon},
@@ -67,6 +83,16 @@ SeqVaeEvalFigures seqvae_figures_of(const Figures& figures) {
   }
   return f;
 }
+
+// One validation: where the run stood, its training averages since the previous validation, and the figures.
+struct SeqVaeEpochRecord {
+  double epoch = 0;  // (e − 1) + batches done / batches in epoch e
+  int64_t steps = 0;
+  double seconds = 0, lr = 0, kl_weight = 0;
+  double train_loss = 0, train_recon = 0, train_kl = 0;  // per sentence
+  SeqVaeEvalFigures valid;
+  bool best = false, partial = false;
+};
 
 // Sums of a training step: the loss, reconstruction and KL (summed over sentences) and the sentences.
 enum SeqVaeSum { kLoss, kRecon, kKl, kSentences };
@@ -165,29 +191,24 @@ class SeqVaeTask final : public TrainTask {
     for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
       for (const SentencePair& p : *pairs) h.add_vector(p.tgt);
     const SeqVaeConfig& m = opt_.model;
-    return {{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
-            {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
-            {"--score", enum_name(kSeqVaeScoreNames, m.score)},
-            {"--latent-size", exact(m.latent)},
-            {"--emb-size", exact(m.emb)},
-            {"--hidden-size", exact(m.hidden)},
-            {"--attn-size", exact(m.attn_size)},
-            {"--layers", exact(m.layers)},
-            {"--heads", exact(m.heads)},
-            {"--tf-layers", exact(m.tf_layers)},
-            {"--ff-size", exact(m.ff)},
-            {"--dropout", exact(m.dropout)},
-            {"--kl-anneal", exact(opt_.kl_anneal)},
-            {"--free-bits", exact(opt_.free_bits)},
-            {"--eval-batch-size", exact(opt_.eval.batch_size)},
-            {"--valid-samples", exact(opt_.eval.samples)},
-            {"--au-threshold", exact(opt_.eval.au_threshold)},
-            {"--lang", opt_.data.lang},
-            {"--max-len", exact(opt_.data.max_len)},
-            {"--min-freq", exact(opt_.vocab.min_freq)},
-            {"--max-vocab", exact(opt_.vocab.max_vocab)},
-            {"data", fmt::format("{} train and {} valid sentences, vocabulary {}, hash {}", corpus_.train.pairs.size(),
-                                 corpus_.valid.pairs.size(), corpus_.tgt_vocab.size(), h.hex())}};
+    RunIdentity id{{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
+                   {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
+                   {"--score", enum_name(kSeqVaeScoreNames, m.score)}};
+    const RunIdentity sizes = option_identity(seqvae_model_options(), m);
+    id.insert(id.end(), sizes.begin(), sizes.end());
+    id.insert(id.end(), {{"--kl-anneal", exact(opt_.kl_anneal)},
+                         {"--free-bits", exact(opt_.free_bits)},
+                         {"--eval-batch-size", exact(opt_.eval.batch_size)},
+                         {"--valid-samples", exact(opt_.eval.samples)},
+                         {"--au-threshold", exact(opt_.eval.au_threshold)},
+                         {"--lang", opt_.data.lang},
+                         {"--max-len", exact(opt_.data.max_len)},
+                         {"--min-freq", exact(opt_.vocab.min_freq)},
+                         {"--max-vocab", exact(opt_.vocab.max_vocab)},
+                         {"data", fmt::format("{} train and {} valid sentences, vocabulary {}, hash {}",
+                                              corpus_.train.pairs.size(), corpus_.valid.pairs.size(),
+                                              corpus_.tgt_vocab.size(), h.hex())}});
+    return id;
   }
 
  private:

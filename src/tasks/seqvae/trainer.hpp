@@ -10,11 +10,10 @@
 
 #include "tasks/seqvae/eval.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
 namespace lava {
-
-class JsonLine;
 
 struct SeqVaeTrainOptions {
   SeqVaeDataOptions data;
@@ -26,15 +25,8 @@ struct SeqVaeTrainOptions {
   SeqVaeEvalOptions eval;       // validation: batch size, samples, active-unit threshold (seed set from the loop's)
 };
 
-// One validation: where the run stood, its training averages since the previous validation, and the figures.
-struct SeqVaeEpochRecord {
-  double epoch = 0;  // (e − 1) + batches done / batches in epoch e
-  int64_t steps = 0;
-  double seconds = 0, lr = 0, kl_weight = 0;
-  double train_loss = 0, train_recon = 0, train_kl = 0;  // per sentence
-  SeqVaeEvalFigures valid;
-  bool best = false, partial = false;
-};
+// The model's size options (SeqVaeConfig): `lava train --task seqvae` adds them, and they are part of a run's identity.
+const OptionTable<SeqVaeConfig>& seqvae_model_options();
 
 TrainResult train_seqvae(const SeqVaeTrainOptions& opt);
 

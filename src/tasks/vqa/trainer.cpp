@@ -15,6 +15,19 @@
 
 namespace lava {
 
+const OptionTable<VqaConfig>& vqa_model_options() {
+  using C = VqaConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
+      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
+      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
+      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
+  };
+  return table;
+}
+
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f) {
   if (std::isnan(f.nll)) return f.accuracy;  // no validation answer was seen in training: nothing has a likelihood
   return valid_criterion(v, f.nll, f.elbo);
@@ -219,13 +232,9 @@ RunIdentity VqaTask::identity() const {
     }
   }
   const VqaConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name},
-                 {"--emb-size", exact(m.emb)},
-                 {"--hidden-size", exact(m.hidden)},
-                 {"--attn-size", exact(m.attn_size)},
-                 {"--mlp-size", exact(m.mlp)},
-                 {"--answer-emb", exact(m.answer_emb)},
-                 {"--dropout", exact(m.dropout)}};
+  RunIdentity id{{"--attn", variant_info(m.attn).name}};
+  const RunIdentity sizes = option_identity(vqa_model_options(), m);
+  id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());
   id.push_back({"--eval-batch-size", exact(opt_.eval_batch_size)});

@@ -12,6 +12,7 @@
 #include "tasks/vqa/eval.hpp"
 #include "tasks/vqa/model.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
 namespace lava {
@@ -35,6 +36,9 @@ struct VqaTrainOptions {
 // The per-question validation criterion (larger is better) of a variant; the accuracy when no validation answer
 // has a likelihood (all unseen in training).
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f);
+
+// The model's size options (VqaConfig): `lava train --task vqa` adds them, and they are part of a run's identity.
+const OptionTable<VqaConfig>& vqa_model_options();
 
 TrainResult train_vqa(const VqaTrainOptions& opt);
 
