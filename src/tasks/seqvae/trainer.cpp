@@ -47,20 +47,10 @@ namespace {
 // SeqVaeEvalFigures as named scalars for the resume state and back; the per-dimension vectors as kl_per_dim.d and
 // mu_variance.d.
 Figures figures_of(const SeqVaeEvalFigures& f) {
-  Figures out = {{"sentences", double(f.sentences)},
-                 {"tokens", double(f.tokens)},
-                 {"samples", double(f.samples)},
-                 {"elbo", f.elbo},
-                 {"recon", f.recon},
-                 {"kl", f.kl},
-                 {"elbo_per_token", f.elbo_per_token},
-                 {"recon_per_token", f.recon_per_token},
-                 {"kl_per_token", f.kl_per_token},
-                 {"ppl_bound", f.ppl_bound},
-                 {"iw", f.iw},
-                 {"ppl_iw", f.ppl_iw},
-                 {"active_units", double(f.active_units)},
-                 {"latent", double(f.latent)}};
+  // The line's figures with its last three, the counts (sentences, tokens, samples), first: the resume state's order.
+  const Figures line = seqvae_line_figures(f);
+  Figures out(line.end() - 3, line.end());
+  out.insert(out.end(), line.begin(), line.end() - 3);
   for (size_t d = 0; d < f.kl_per_dim.size(); ++d) out.emplace_back(fmt::format("kl_per_dim.{}", d), f.kl_per_dim[d]);
   for (size_t d = 0; d < f.mu_variance.size(); ++d)
     out.emplace_back(fmt::format("mu_variance.{}", d), f.mu_variance[d]);
