@@ -7,29 +7,17 @@
 #include <string>
 
 #include "core/atomic_file.hpp"
-#include "data/scenes.hpp"
 #include "nn/safetensors.hpp"
 #include "report/progress.hpp"
 #include "tasks/caption/trainer.hpp"
 #include "train/resume_state.hpp"
 #include "capture_stdout.hpp"
-#include "fake_mnist.hpp"
+#include "tiny_scenes.hpp"
 #include "temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
-
-std::string tiny_scenes(const TempDir& dir) {
-  const std::string mnist = dir.file("mnist");
-  std::filesystem::create_directories(mnist);
-  write_fake_mnist(mnist, 400, 150);
-  ScenesOptions o;
-  o.out_dir = dir.file("scenes"), o.mnist_dir = mnist, o.seed = 2;
-  o.train_scenes = 12, o.valid_scenes = 4, o.test_scenes = 2;
-  build_scenes(o);
-  return o.out_dir;
-}
 
 CaptionTrainOptions tiny_options(const std::string& data, const std::string& save, const std::string& attn) {
   CaptionTrainOptions o;
@@ -43,10 +31,10 @@ CaptionTrainOptions tiny_options(const std::string& data, const std::string& sav
   return o;
 }
 
-CaptionTrainSummary train_quietly(const CaptionTrainOptions& o, const std::string& out) {
+TrainResult train_quietly(const CaptionTrainOptions& o, const std::string& out) {
   CaptureStdout capture(out);
   Progress::set_quiet(true);
-  CaptionTrainSummary s = train_caption(o);
+  TrainResult s = train_caption(o);
   Progress::set_quiet(false);
   capture.finish();
   return s;
@@ -61,12 +49,12 @@ TEST_CASE("caption train: 1 and 2 threads give the same bits") {
   for (const char* attn : {"sat-hard", "var-enum"}) {
     CAPTURE(attn);
     omp_set_num_threads(1);
-    const CaptionTrainSummary one = train_quietly(tiny_options(data, dir.file("one.st"), attn), dir.file("one.out"));
+    const TrainResult one = train_quietly(tiny_options(data, dir.file("one.st"), attn), dir.file("one.out"));
     omp_set_num_threads(2);
-    const CaptionTrainSummary two = train_quietly(tiny_options(data, dir.file("two.st"), attn), dir.file("two.out"));
-    CHECK(one.steps == two.steps);
-    CHECK(one.best_valid.nll == two.best_valid.nll);
-    CHECK(std::isfinite(one.best_valid.nll));
+    const TrainResult two = train_quietly(tiny_options(data, dir.file("two.st"), attn), dir.file("two.out"));
+    CHECK(one.loop.steps == two.loop.steps);
+    CHECK(figure(one.loop.kept.figures, "nll") == figure(two.loop.kept.figures, "nll"));
+    CHECK(std::isfinite(figure(one.loop.kept.figures, "nll")));
     CHECK(read_file(dir.file("one.st")) == read_file(dir.file("two.st")));
   }
   omp_set_num_threads(threads);
@@ -78,15 +66,15 @@ TEST_CASE("caption train: a run stopped and resumed ends with the uninterrupted 
   const std::string full = dir.file("full.st"), part = dir.file("part.st");
   CaptionTrainOptions o = tiny_options(data, full, "sat-hard");
   o.loop.max_steps = 7;  // two epochs of 3 batches and one step of the third
-  const CaptionTrainSummary s_full = train_quietly(o, dir.file("full.out"));
+  const TrainResult s_full = train_quietly(o, dir.file("full.out"));
   CaptionTrainOptions p = tiny_options(data, part, "sat-hard");
   p.loop.max_steps = 4;
   train_quietly(p, dir.file("part1.out"));
   p.loop.max_steps = 7, p.loop.resume = resume_state_path(part);
-  const CaptionTrainSummary s_part = train_quietly(p, dir.file("part2.out"));
-  CHECK(s_full.steps == 7);
-  CHECK(s_part.steps == 7);
-  CHECK(s_part.best_valid.nll == s_full.best_valid.nll);
+  const TrainResult s_part = train_quietly(p, dir.file("part2.out"));
+  CHECK(s_full.loop.steps == 7);
+  CHECK(s_part.loop.steps == 7);
+  CHECK(figure(s_part.loop.kept.figures, "nll") == figure(s_full.loop.kept.figures, "nll"));
   CHECK(read_file(full) == read_file(part));
   // The resume states: every tensor (weights, Adam moments, the baseline) bit for bit.
   const SafetensorsFile a = load_safetensors(resume_state_path(full)), b = load_safetensors(resume_state_path(part));

@@ -8,7 +8,7 @@
 #include "nn/safetensors.hpp"
 #include "tasks/caption/model_file.hpp"
 #include "tasks/nmt/model_file.hpp"
-#include "tasks/seqvae/eval.hpp"
+#include "tasks/seqvae/model_file.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "tiny_nmt.hpp"
 
@@ -33,7 +33,7 @@ struct FourModels {
     const Vocab& words = f.corpus.src_vocab;
     nmt = f.model_path;
     VqaConfig v;
-    v.attn = AttnVariant::var_enum;
+    v.attn = parse_attn_variant("var-enum", "vqa");
     v.words = words.size(), v.answers = 2, v.regions = 4, v.feature_dim = 5;
     v.emb = 5, v.hidden = 7, v.attn_size = 4, v.mlp = 6, v.answer_emb = 3;
     vqa = f.tmp.file("vqa.safetensors");

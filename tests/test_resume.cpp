@@ -90,11 +90,11 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   // Uninterrupted: 10 steps = epochs 1 and 2 (4 batches each) and half of epoch 3.
   NmtTrainOptions o = tiny_options(full);
   o.loop.max_steps = 10;
-  NmtTrainSummary s_full;
+  TrainResult s_full;
   capture_stdout(tmp.file("full.out"), [&] { s_full = train_nmt(o); });
   // Stopped after step 3 (inside epoch 1), resumed to step 6 (inside epoch 2), resumed to step 10.
   std::vector<std::string> chained;
-  NmtTrainSummary s_part;
+  TrainResult s_part;
   for (int64_t stop : {3, 6, 10}) {
     NmtTrainOptions p = tiny_options(part);
     p.loop.max_steps = stop;
@@ -103,10 +103,10 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
     for (const std::string& l : epoch_lines(slurp(tmp.file("part.out"))))
       if (!is_partial(l) || stop == 10) chained.push_back(l);  // a stop's own partial line is not in the full run
   }
-  CHECK(s_full.steps == 10);
-  CHECK(s_part.steps == 10);
-  CHECK(s_part.epochs == s_full.epochs);
-  CHECK(s_part.best_valid.elbo == s_full.best_valid.elbo);
+  CHECK(s_full.loop.steps == 10);
+  CHECK(s_part.loop.steps == 10);
+  CHECK(s_part.loop.epochs == s_full.loop.epochs);
+  CHECK(figure(s_part.loop.kept.figures, "elbo") == figure(s_full.loop.kept.figures, "elbo"));
   const std::vector<std::string> full_lines = epoch_lines(slurp(tmp.file("full.out")));
   CHECK(full_lines.size() == 3);
   CHECK(chained == full_lines);
@@ -229,10 +229,10 @@ TEST_CASE("resume: a step with a non-finite loss writes no state") {
   const std::string before = slurp(state), model_before = slurp(o.loop.save);
   o.loop.max_steps = 5;
   o.loop.resume = state;
-  NmtTrainSummary s;
+  TrainResult s;
   capture_stdout(tmp.file("out"), [&] { s = train_nmt(o); });
-  CHECK(s.stopped_on_nan);
-  CHECK(s.steps == 1);
+  CHECK(s.loop.stopped_on_nan);
+  CHECK(s.loop.steps == 1);
   CHECK(slurp(tmp.file("out.err")).find("became nan at step 1") != std::string::npos);
   CHECK(slurp(state) == before);
   CHECK(slurp(o.loop.save) == model_before);

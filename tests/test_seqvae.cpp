@@ -15,12 +15,13 @@
 #include "autodiff/ops_layernorm.hpp"
 #include "capture_stdout.hpp"
 #include "check_input_error.hpp"
-#include "cli/cmd_seqvae.hpp"
+#include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "data/synth_task.hpp"
 #include "core/json.hpp"
 #include "non_finite_model.hpp"
 #include "tasks/seqvae/eval.hpp"
+#include "tasks/seqvae/model_file.hpp"
 #include "tasks/seqvae/trainer.hpp"
 #include "report/progress.hpp"
 #include "seqvae_reference.hpp"
@@ -242,12 +243,12 @@ TEST_CASE("seqvae: training gives the same bits with 1 and 2 threads (BiLSTM and
       omp_set_num_threads(threads);
       o.loop.save = corpus.tmp.file(fmt::format("{}-{}.safetensors", encoder, threads));
       CaptureStdout cap(corpus.tmp.file("stdout"));
-      const SeqVaeTrainSummary s = train_seqvae(o);
+      const TrainResult s = train_seqvae(o);
       cap.finish();
       LoadedSeqVae m = load_seqvae(o.loop.save);
       std::vector<float> out(m.model->ps.values(), m.model->ps.values() + m.model->ps.size());
-      out.push_back(float(s.best_valid.elbo));
-      out.push_back(float(s.best_valid.kl));
+      out.push_back(float(figure(s.loop.kept.figures, "elbo")));
+      out.push_back(float(figure(s.loop.kept.figures, "kl")));
       return out;
     };
     const int saved = omp_get_max_threads();
@@ -263,23 +264,22 @@ TEST_CASE("seqvae: a few training steps raise the validation ELBO on the synthet
   SeqVaeTrainOptions o = small_train_options(corpus.dir);
   o.loop.max_steps = 36, o.loop.valid_every = 6, o.kl_anneal = 30, o.loop.lr = 1e-2;
   CaptureStdout cap(corpus.tmp.file("stdout"));
-  const SeqVaeTrainSummary s = train_seqvae(o);
+  const TrainResult s = train_seqvae(o);
   const std::vector<JsonValue> lines = json_lines(cap.finish());
   // 13 batches an epoch: validations every 6 updates inside an epoch and at each epoch end (13, 26).
   const std::vector<int64_t> steps = {6, 12, 13, 18, 24, 26, 30, 36};
-  REQUIRE(s.history.size() == steps.size());
+  REQUIRE(s.loop.history.size() == steps.size());
   REQUIRE(lines.size() == steps.size());
   for (size_t k = 0; k < steps.size(); ++k) {
-    CHECK(s.history[k].steps == steps[k]);
+    CHECK(s.loop.history[k].steps == steps[k]);
     CHECK(lines[k].at("steps").number() == double(steps[k]));
     // The annealing weight of the last update before the validation: update t (0-based) uses min(1, t / 30).
-    CHECK(s.history[k].kl_weight == doctest::Approx(std::min(1.0, double(steps[k] - 1) / 30)));
-    CHECK(lines[k].at("kl_weight").number() == doctest::Approx(s.history[k].kl_weight));
+    CHECK(lines[k].at("kl_weight").number() == doctest::Approx(std::min(1.0, double(steps[k] - 1) / 30)));
   }
-  const SeqVaeEvalFigures &first = s.history.front().valid, &last = s.history.back().valid;
-  INFO("first elbo ", first.elbo, ", last elbo ", last.elbo);
-  CHECK(last.elbo > first.elbo + 2);  // nats per sentence (about 4 with these settings)
-  CHECK(last.elbo == doctest::Approx(last.recon - last.kl));
+  const Figures &first = s.loop.history.front().valid.figures, &last = s.loop.history.back().valid.figures;
+  INFO("first elbo ", figure(first, "elbo"), ", last elbo ", figure(last, "elbo"));
+  CHECK(figure(last, "elbo") > figure(first, "elbo") + 2);  // nats per sentence (about 4 with these settings)
+  CHECK(figure(last, "elbo") == doctest::Approx(figure(last, "recon") - figure(last, "kl")));
 }
 
 TEST_CASE("seqvae: a missing file, an empty split or a non-model file is one InputError naming the file") {
@@ -293,31 +293,36 @@ TEST_CASE("seqvae: a missing file, an empty split or a non-model file is one Inp
       throw;
     }
   };
-  check_input_error([&] { one_line([&] { run(cmd_train_seqvae, {"train", "--task", "seqvae", "--data", nowhere, "-q"}); }); },
+  check_input_error([&] { one_line([&] { run(cmd_train, {"train", "--task", "seqvae", "--data", nowhere, "-q"}); }); },
                     nowhere + "/train.en", "cannot open");
   write_file_atomic(corpus.dir + "/valid.en", "");
-  check_input_error([&] { one_line([&] { run(cmd_train_seqvae, {"train", "--task", "seqvae", "--data", corpus.dir, "-q"}); }); },
+  check_input_error([&] { one_line([&] { run(cmd_train, {"train", "--task", "seqvae", "--data", corpus.dir, "-q"}); }); },
                     corpus.dir + "/valid.en", "no sentence");
   const std::string junk = corpus.tmp.file("junk.safetensors");
   write_file_atomic(junk, "not a model");
-  check_input_error([&] { one_line([&] { run(cmd_eval_seqvae, {"eval", "--task", "seqvae", "--data", corpus.dir, "--model", junk}); }); },
+  check_input_error([&] { one_line([&] { run(cmd_eval, {"eval", "--task", "seqvae", "--data", corpus.dir, "--model", junk}); }); },
                     junk);
-  // Usage errors: another task, a bad choice, an option out of range.
-  CHECK_THROWS_AS(run(cmd_train_seqvae, {"train", "--task", "nmt", "--data", corpus.dir}), UsageError);
-  CHECK_THROWS_AS(run(cmd_train_seqvae, {"train", "--task", "seqvae", "--data", corpus.dir, "--dec-attn", "hard"}), UsageError);
-  CHECK_THROWS_AS(run(cmd_train_seqvae, {"train", "--data", corpus.dir, "--encoder", "transformer", "--heads", "3"}), UsageError);
-  CHECK_THROWS_AS(run(cmd_train_seqvae, {"train", "--data", corpus.dir, "--free-bits", "-1"}), UsageError);
+  // Usage errors: a task only a --config file names (the command line was read as the default task's), a bad
+  // choice, an option out of range.
+  const std::string config = corpus.tmp.file("seqvae.ini");
+  write_file_atomic(config, "task = seqvae\n");
+  CHECK_THROWS_AS(run(cmd_train, {"train", "--data", corpus.dir, "--config", config}), UsageError);
+  CHECK_THROWS_AS(run(cmd_train, {"train", "--task", "seqvae", "--data", corpus.dir, "--dec-attn", "hard"}), UsageError);
+  CHECK_THROWS_AS(
+      run(cmd_train, {"train", "--task", "seqvae", "--data", corpus.dir, "--encoder", "transformer", "--heads", "3"}),
+      UsageError);
+  CHECK_THROWS_AS(run(cmd_train, {"train", "--task", "seqvae", "--data", corpus.dir, "--free-bits", "-1"}), UsageError);
 }
 
 TEST_CASE("seqvae cli: train writes JSON validation lines and the best model; eval reads it back") {
   SynthCorpus corpus(60, 12);
   const std::string model = corpus.tmp.file("m.safetensors");
   CaptureStdout cap(corpus.tmp.file("stdout"));
-  const int trained = run(cmd_train_seqvae,
+  const int trained = run(cmd_train,
                           {"train", "--task", "seqvae", "--data", corpus.dir, "--epochs", "2", "--batch-size", "16",
                            "--emb-size", "8", "--hidden-size", "8", "--latent-size", "3", "--attn-size", "4",
                            "--free-bits", "0.2", "--save", model, "--format", "json", "-q"});
-  const int evaluated = run(cmd_eval_seqvae, {"eval", "--task", "seqvae", "--data", corpus.dir, "--model", model,
+  const int evaluated = run(cmd_eval, {"eval", "--task", "seqvae", "--data", corpus.dir, "--model", model,
                                               "--samples", "3", "--dims", "--format", "json", "-q"});
   const std::vector<JsonValue> rows = json_lines(cap.finish());
   CHECK(trained == 0);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "check_input_error.hpp"
+#include "core/check.hpp"
 #include "cli_runner.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_file.hpp"
@@ -16,7 +17,9 @@ using namespace lava;
 
 namespace {
 
-std::set<std::string> fake_train_options(const std::string&) {
+// The registry's contract: the options of a task, a UsageError for a name that is none.
+std::set<std::string> fake_train_options(const std::string& task) {
+  if (task != "nmt" && task != "vqa") throw UsageError("unknown task '" + task + "' (nmt, vqa)");
   return {"task", "data", "attn", "lr", "epochs", "threads", "hidden-size", "save", "seed"};
 }
 
@@ -88,7 +91,7 @@ TEST_CASE("sweep: bad sweep files are one InputError naming file:line") {
   bad("seed = 4\n", "use seeds = LIST");
   bad("data c\n", "bad.ini:1: expected key = value");
   bad("[train]\n", "sections are not supported");
-  bad("task = nope\n", "bad.ini:1: task \"nope\" is not one of");
+  bad("task = nope\n", "bad.ini:1: unknown task 'nope' (nmt, vqa)");
   bad("grid.task = nmt, vqa\n", "\"task\" cannot be a grid key");
 }
 

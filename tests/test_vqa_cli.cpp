@@ -9,7 +9,7 @@
 
 #include "capture_stdout.hpp"
 #include "check_input_error.hpp"
-#include "cli/cmd_vqa.hpp"
+#include "cli/commands.hpp"
 #include "core/check.hpp"
 #include "non_finite_model.hpp"
 #include "tasks/vqa/model_file.hpp"
@@ -23,11 +23,11 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   const std::string model = d.tmp.file("m.safetensors"), plots = d.tmp.file("plots");
   const std::string data[] = {"--features", d.features, "--questions", d.questions};
   CaptureStdout cap(d.tmp.file("stdout"));
-  const int trained = run(cmd_train_vqa, {"train", "--task", "vqa", data[0], data[1], data[2], data[3], "--attn",
+  const int trained = run(cmd_train, {"train", "--task", "vqa", data[0], data[1], data[2], data[3], "--attn",
                                           "var-enum", "--epochs", "2", "--batch-size", "8", "--hidden-size", "8",
                                           "--mlp-size", "8", "--attn-size", "4", "--emb-size", "4", "--save", model,
                                           "--plot", plots, "--format", "json", "-q"});
-  const int evaluated = run(cmd_eval_vqa, {"eval", "--task", "vqa", data[0], data[1], data[2], data[3], "--model",
+  const int evaluated = run(cmd_eval, {"eval", "--task", "vqa", data[0], data[1], data[2], data[3], "--model",
                                            model, "--format", "json", "-q"});
   const std::vector<JsonValue> rows = json_lines(cap.finish());
   CHECK(trained == 0);
@@ -59,10 +59,10 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   for (const char* f : {"learning-curves.svg", "accuracy.svg", "question-1.svg"})
     CHECK_MESSAGE(std::filesystem::exists(plots + "/" + f), f);
   // The CLI's own argument errors.
-  CHECK_THROWS_AS(run(cmd_train_vqa, {"train", "--task", "nmt", data[0], data[1], data[2], data[3]}), UsageError);
-  CHECK_THROWS_AS(run(cmd_eval_vqa, {"eval", "--task", "vqa", "--model", model}), UsageError);
+  CHECK_THROWS_AS(run(cmd_train, {"train", "--task", "vqa2", data[0], data[1], data[2], data[3]}), UsageError);
+  CHECK_THROWS_AS(run(cmd_eval, {"eval", "--task", "vqa", "--model", model}), UsageError);
   const std::string nowhere = d.tmp.file("nowhere");
-  check_input_error([&] { run(cmd_eval_vqa, {"eval", "--task", "vqa", "--data", nowhere, "--model", model}); }, nowhere);
+  check_input_error([&] { run(cmd_eval, {"eval", "--task", "vqa", "--data", nowhere, "--model", model}); }, nowhere);
   // A NaN or infinite weight is refused at load, naming the tensor (it used to evaluate to accuracy 0, exit 0).
   const std::string bad = d.tmp.file("nan.safetensors");
   for (float v : {std::nanf(""), -HUGE_VALF}) {

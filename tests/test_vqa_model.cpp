@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "check_input_error.hpp"
-#include "cli/cmd_vqa.hpp"
 #include "core/atomic_file.hpp"
 #include "core/rng.hpp"
 #include "tasks/vqa/eval.hpp"

@@ -1,11 +1,11 @@
-// lava train --task caption / lava eval --task caption: Show, Attend and Tell on the 3x3 scenes (paper-notes §11).
-#include "cli/cmd_caption.hpp"
-
+// lava train --task caption / lava eval --task caption: Show, Attend and Tell on the 3x3 scenes.
 #include <cstdio>
+#include <memory>
 
 #include "cli/command_line.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
+#include "cli/task_registry.hpp"
 #include "cli/variant_options.hpp"
 #include "core/json.hpp"
 #include "report/table.hpp"
@@ -18,7 +18,7 @@ namespace lava {
 namespace {
 
 constexpr const char* kModelHelp =
-    "The model (Xu et al. 2015 on the 9 regions of a `lava data scenes` directory; paper-notes §11):\n"
+    "The model (Xu et al. 2015 on the 9 regions of a `lava data scenes` directory):\n"
     "annotations a_i = relu(W r_i + b); LSTM decoder with h_0, c_0 = tanh(MLP(mean_i a_i)); MLP attention\n"
     "alpha_t = softmax_i v' tanh(W_q h_{t-1} + W_k a_i) with the gate beta_t = sigmoid(w' h_{t-1} + b); the LSTM\n"
     "reads [E y_{t-1}; h_{t-1}; beta_t sum_i alpha_ti a_i] (the soft context for every variant, so a region drawn\n"
@@ -30,37 +30,23 @@ constexpr const char* kModelHelp =
     "--sat-reinforce, entropy bonus --sat-entropy, and with probability --sat-expected per sentence the expected\n"
     "context instead; the other variants as for translation.\n";
 
-const OptionTable<CaptionConfig>& caption_model_table() {
-  using C = CaptionConfig;
-  static const OptionTable<C> table = {
-      {"emb-size", &C::emb, 1, 65536, "word embedding size (= the deep output layer's width)"},
-      {"hidden-size", &C::hidden, 1, 65536, "LSTM size"},
-      {"annotation-size", &C::annotation, 1, 65536, "size of the region annotations a_i"},
-      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the attention and q scorers"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on the word embeddings"},
-  };
-  return table;
-}
-
 void add_data_options(CommandLine& cl) {
   cl.options().add_options()                                                      //
-      ("task", po::value<std::string>()->default_value("caption"), "caption")     //
       ("data", po::value<std::string>(), "a `lava data scenes` directory")        //
       ("mnist", po::value<std::string>(), "Fashion-MNIST directory (default: the one in meta.tsv)");
 }
 
-}  // namespace
-
-int cmd_train_caption(int argc, char** argv) {
-  CommandLine cl("train", "lava train --task caption --data DIR --attn VARIANT [options]",
-                 std::string("Trains a Show, Attend and Tell captioner on the scenes' reference captions and keeps the\n"
-                             "checkpoint with the best validation bound per word (log p for soft and marginal, the\n"
-                             "Jensen bound for hard attention, the ELBO for variational attention).\n") +
-                     kModelHelp + "Attention variants (--attn):\n" + attn_variant_help("caption") +
-                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
-                     kResumeHelp);
-  add_data_options(cl);
-  cl.options().add_options()                                                                   //
+std::unique_ptr<CommandLine> caption_train_command_line() {
+  auto cl = std::make_unique<CommandLine>(
+      "train", "lava train --task caption --data DIR --attn VARIANT [options]",
+      std::string("Trains a Show, Attend and Tell captioner on the scenes' reference captions and keeps the\n"
+                  "checkpoint with the best validation bound per word (log p for soft and marginal, the\n"
+                  "Jensen bound for hard attention, the ELBO for variational attention).\n") +
+          kModelHelp + "Attention variants (--attn):\n" + attn_variant_help("caption") +
+          "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
+          kResumeHelp);
+  add_data_options(*cl);
+  cl->options().add_options()                                                                  //
       ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
        attn_variant_list("caption").c_str())  //
       ("alpha-reg", po::value<std::string>()->default_value("0"), "lambda of the doubly stochastic penalty")  //
@@ -72,11 +58,13 @@ int cmd_train_caption(int argc, char** argv) {
       ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
        "SAT hard attention: b <- decay b + (1 - decay) mean log f of the sampled words")  //
       ("eval-batch-size", po::value<std::string>()->default_value("128"), "captions per validation batch");
-  add_option_table(cl.options(), caption_model_table(), CaptionConfig());
-  add_loop_options(cl.options(), CaptionTrainOptions().loop, "captions");
-  add_variant_options(cl.options());
-  if (!cl.parse(argc, argv)) return 0;
-  cl.get_choice("task", {"caption"});
+  add_option_table(cl->options(), caption_model_options(), CaptionConfig());
+  add_loop_options(cl->options(), CaptionTrainOptions().loop, "captions");
+  add_variant_options(cl->options());
+  return cl;
+}
+
+int train_caption_command(const CommandLine& cl) {
   CaptionTrainOptions o;
   if (!cl.has("data")) cl.fail("--data DIR (a `lava data scenes` directory) is required");
   o.data_dir = cl.get_string("data");
@@ -86,7 +74,7 @@ int cmd_train_caption(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  read_option_table(cl, caption_model_table(), o.model);
+  read_option_table(cl, caption_model_options(), o.model);
   VariantConfig unused;
   read_variant_options(cl, unused, o.objective.objective);
   o.objective.alpha_reg = float(cl.get_double("alpha-reg", 0, 1e6));
@@ -97,39 +85,23 @@ int cmd_train_caption(int argc, char** argv) {
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   read_loop_options(cl, o.loop);
 
-  const CaptionTrainSummary s = train_caption(o);
-  if (s.stop_signal)
-    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
-  const CaptionEvalFigures& v = s.best_valid;
-  if (o.loop.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "done").add("task", "caption").add("attn", o.model.attn_name()).add("steps", s.steps);
-    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("stop", s.stop_reason).add("seconds", s.seconds);
-    j.add("words_per_s", s.words_per_second).add("valid_nll", v.nll).add("valid_bound", v.bound);
-    j.add("valid_attn_acc", v.attn_acc).add("nan", s.stopped_on_nan);
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("trained %s: %lld steps in %.1f s (%.0f words/s), stopped by %s; best valid (epoch %d) nll %.4f, "
-                "bound %.4f, attention accuracy %.4f\n",
-                o.model.attn_name().c_str(), (long long)s.steps, s.seconds, s.words_per_second, s.stop_reason.c_str(),
-                s.best_epoch, v.nll, v.bound, v.attn_acc);
-  }
-  return s.stopped_on_nan ? 1 : 0;
+  return print_train_result(o.loop, train_caption(o));
 }
 
-int cmd_eval_caption(int argc, char** argv) {
-  CommandLine cl("eval", "lava eval --task caption --model MODEL --data DIR [--split test] [options]",
-                 "Evaluates a captioner on a split's reference captions, per word (</s> included): nll of the exact\n"
-                 "likelihood log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i), enumerated over the 9 regions (direct\n"
-                 "for soft), bound = minus the training bound per word (Jensen for hard attention, ELBO for\n"
-                 "variational attention, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of\n"
-                 "item words whose attention argmax is the item's region (teacher-forced; chance 1/9), and\n"
-                 "BLEU-1..4 of the beam-decoded caption of each scene against all its references (multi-reference\n"
-                 "BLEU).\n"
-                 "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
-                 "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
-  add_data_options(cl);
-  cl.options().add_options()                                                                      //
+std::unique_ptr<CommandLine> caption_eval_command_line() {
+  auto cl = std::make_unique<CommandLine>(
+      "eval", "lava eval --task caption --model MODEL --data DIR [--split test] [options]",
+      "Evaluates a captioner on a split's reference captions, per word (</s> included): nll of the exact\n"
+      "likelihood log p(y|a) = sum_t log sum_i alpha_ti f(y_t|i), enumerated over the 9 regions (direct\n"
+      "for soft), bound = minus the training bound per word (Jensen for hard attention, ELBO for\n"
+      "variational attention, = nll for soft and marginal), kl = KL(q||alpha), attn_acc = the share of\n"
+      "item words whose attention argmax is the item's region (teacher-forced; chance 1/9), and\n"
+      "BLEU-1..4 of the beam-decoded caption of each scene against all its references (multi-reference\n"
+      "BLEU).\n"
+      "--show N prints the first N decoded captions with each word's attended region (the argmax of alpha).\n"
+      "--plot DIR writes DIR/scene-K-ATTN.svg: scene K once per decoded word, its regions tinted by alpha_t.\n");
+  add_data_options(*cl);
+  cl->options().add_options()                                                                     //
       ("model", po::value<std::string>(), "checkpoint written by lava train --task caption --save")  //
       ("split", po::value<std::string>()->default_value("test"), "train|valid|test")                //
       ("batch-size", po::value<std::string>()->default_value("128"), "captions per batch")          //
@@ -138,8 +110,10 @@ int cmd_eval_caption(int argc, char** argv) {
       ("show", po::value<std::string>()->default_value("0"), "print the first N decoded captions")  //
       ("plot", po::value<std::string>(), "write attention pictures of the first scenes' decoded captions into DIR")  //
       ("plot-scenes", po::value<std::string>()->default_value("4"), "how many scenes to picture");
-  if (!cl.parse(argc, argv)) return 0;
-  cl.get_choice("task", {"caption"});
+  return cl;
+}
+
+int eval_caption_command(const CommandLine& cl) {
   if (!cl.has("data") || !cl.has("model")) cl.fail("--model MODEL and --data DIR are required");
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
   CaptionEvalOptions eo;
@@ -170,15 +144,22 @@ int cmd_eval_caption(int argc, char** argv) {
   if (cl.has("plot"))
     write_caption_attention_plots(cl.get_string("plot"), split, m.vocab, decoded, cfg.attn_name(), plot_scenes);
   Table t;
-  t.add_column("attn").add_column("split").add_column("captions").add_column("words");
+  t.add_column("task").add_column("attn").add_column("split").add_column("captions").add_column("words");
   t.add_column("nll", ".4f").add_column("bound", ".4f").add_column("kl", ".4f").add_column("item_words");
   t.add_column("attn_acc", ".4f").add_column("scenes_decoded");
   for (int n = 1; n <= 4; ++n) t.add_column(fmt::format("bleu{}", n), ".2f");
   t.add_column("likelihood");
-  t.add_row({cfg.attn_name(), split_name, f.captions, f.words, f.nll, f.bound, f.kl, f.item_words, f.attn_acc,
+  t.add_row({"caption", cfg.attn_name(), split_name, f.captions, f.words, f.nll, f.bound, f.kl, f.item_words, f.attn_acc,
              f.scenes_decoded, f.bleu[0], f.bleu[1], f.bleu[2], f.bleu[3], likelihood_kind(cfg.attn)});
   t.print(stdout, cl.common().format);
   return 0;
+}
+
+}  // namespace
+
+TaskCommands caption_commands() {
+  return {"caption", caption_train_command_line, train_caption_command, caption_eval_command_line,
+          eval_caption_command};
 }
 
 }  // namespace lava

@@ -1,14 +1,15 @@
 // lava train --task seqvae / lava eval --task seqvae: the sequence VAE with an attention decoder, and posterior
 // collapse (KL and active units) with and without attention, KL annealing and free bits.
-#include "cli/cmd_seqvae.hpp"
+#include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
-
-#include <cstdio>
 
 #include "cli/command_line.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
+#include "cli/task_registry.hpp"
+#include "tasks/seqvae/model_file.hpp"
 #include "tasks/seqvae/trainer.hpp"
 #include "core/json.hpp"
 
@@ -37,34 +38,11 @@ void add_data_options(CommandLine& cl, const char* lang_default) {
   auto lang = po::value<std::string>();
   if (lang_default) lang->default_value(lang_default);
   cl.options().add_options()                                                          //
-      ("task", po::value<std::string>()->default_value("seqvae"), "seqvae")           //
       ("data", po::value<std::string>(), "corpus directory: DIR/{train,valid,test}.LANG, one tokenised sentence a line")  //
       ("lang", lang, "the file suffix of the side to model (e.g. en of a de-en corpus)");
 }
 
-}  // namespace
-
-namespace {
-
-const OptionTable<SeqVaeConfig>& seqvae_model_table() {
-  using C = SeqVaeConfig;
-  static const OptionTable<C> table = {
-      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
-      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
-      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
-      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
-      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
-      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
-      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
-      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
-  };
-  return table;
-}
-
-}  // namespace
-
-int cmd_train_seqvae(int argc, char** argv) {
+std::unique_ptr<CommandLine> seqvae_train_command_line() {
   const std::string description = fmt::format(
       "Trains a sequence VAE on one side of a corpus and keeps the checkpoint with the best\n"
       "validation ELBO.\n\n{}"
@@ -76,12 +54,13 @@ int cmd_train_seqvae(int argc, char** argv) {
       "keys above plus train_loss, train_recon, train_kl per sentence, kl_weight, kl_per_dim) and a\n"
       "summary (event \"done\") on stdout.\n\n{}",
       kModelHelp, kFiguresHelp, kResumeHelp);
-  CommandLine cl("train",
-                 "lava train --task seqvae --data DIR [--lang en] [--encoder lstm|transformer] [--dec-attn soft|none]\n"
-                 "       [--kl-anneal STEPS] [--free-bits LAMBDA] [--save MODEL] [options]",
-                 description);
-  add_data_options(cl, "en");
-  cl.options().add_options()                                                                                     //
+  auto cl = std::make_unique<CommandLine>(
+      "train",
+      "lava train --task seqvae --data DIR [--lang en] [--encoder lstm|transformer] [--dec-attn soft|none]\n"
+      "       [--kl-anneal STEPS] [--free-bits LAMBDA] [--save MODEL] [options]",
+      description);
+  add_data_options(*cl, "en");
+  cl->options().add_options()                                                                                     //
       ("encoder", po::value<std::string>()->default_value("lstm"), "lstm | transformer")                           //
       ("dec-attn", po::value<std::string>()->default_value("soft"), "decoder attention to the encoder states: soft | none")  //
       ("score", po::value<std::string>()->default_value("additive"), "attention score: additive | multiplicative")  //
@@ -93,10 +72,12 @@ int cmd_train_seqvae(int argc, char** argv) {
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
-  add_option_table(cl.options(), seqvae_model_table(), SeqVaeConfig());
-  add_loop_options(cl.options(), SeqVaeTrainOptions().loop, "sentences");
-  if (!cl.parse(argc, argv)) return 0;
-  cl.get_choice("task", {"seqvae"});
+  add_option_table(cl->options(), seqvae_model_options(), SeqVaeConfig());
+  add_loop_options(cl->options(), SeqVaeTrainOptions().loop, "sentences");
+  return cl;
+}
+
+int train_seqvae_command(const CommandLine& cl) {
   SeqVaeTrainOptions o;
   o.data.dir = cl.get_string("data");
   o.data.lang = cl.get_string("lang");
@@ -107,7 +88,7 @@ int cmd_train_seqvae(int argc, char** argv) {
   m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
   m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
   m.score = cl.get_enum("score", kSeqVaeScoreNames);
-  read_option_table(cl, seqvae_model_table(), m);
+  read_option_table(cl, seqvae_model_options(), m);
   if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)
     cl.fail(fmt::format("--hidden-size {} is not divisible by --heads {}", m.hidden, m.heads));
@@ -118,39 +99,19 @@ int cmd_train_seqvae(int argc, char** argv) {
   o.eval.au_threshold = cl.get_double("au-threshold", 0, 1e9);
   read_loop_options(cl, o.loop);
 
-  const SeqVaeTrainSummary s = train_seqvae(o);
-  if (s.stop_signal)
-    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
-  const SeqVaeEvalFigures& v = s.best_valid;
-  if (o.loop.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "done").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, m.encoder));
-    j.add("dec_attn", enum_name(kDecoderAttentionNames, m.dec_attn));
-    j.add("kl_anneal", o.kl_anneal).add("free_bits", o.free_bits).add("steps", s.steps).add("epochs", s.epochs);
-    j.add("best_epoch", s.best_epoch).add("stop", s.stop_reason).add("seconds", s.seconds).add("tokens_per_s", s.tokens_per_second);
-    add_seqvae_figures(j, v);
-    j.add("nan", s.stopped_on_nan);
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("trained seqvae (%s encoder, %s decoder attention): %lld steps in %.1f s (%.0f tokens/s); best valid "
-                "(epoch %.2f) elbo %.3f = recon %.3f - kl %.3f per sentence, ppl <= %.2f, active units %d/%d\n",
-                enum_name(kSeqVaeEncoderNames, m.encoder), enum_name(kDecoderAttentionNames, m.dec_attn),
-                (long long)s.steps, s.seconds, s.tokens_per_second,
-                s.best_epoch, v.elbo, v.recon, v.kl, v.ppl_bound, v.active_units, v.latent);
-  }
-  std::fflush(stdout);
-  return s.stopped_on_nan ? 1 : 0;
+  return print_train_result(o.loop, train_seqvae(o));
 }
 
-int cmd_eval_seqvae(int argc, char** argv) {
-  CommandLine cl("eval", "lava eval --task seqvae --model MODEL --data DIR [--split test] [--samples K] [options]",
-                 std::string("Evaluates a sequence VAE on DIR/SPLIT.LANG (LANG defaults to the one the model was\n"
-                             "trained on) with the model's vocabulary.\n\n") +
-                     kModelHelp + "\n" + kFiguresHelp +
-                     "\nOne result row (table, or with --format json one object with event \"eval\"); with --dims,\n"
-                     "one row per latent dimension first (event \"dim\": kl, mu_variance, active).");
-  add_data_options(cl, nullptr);
-  cl.options().add_options()                                                                     //
+std::unique_ptr<CommandLine> seqvae_eval_command_line() {
+  auto cl = std::make_unique<CommandLine>(
+      "eval", "lava eval --task seqvae --model MODEL --data DIR [--split test] [--samples K] [options]",
+      std::string("Evaluates a sequence VAE on DIR/SPLIT.LANG (LANG defaults to the one the model was\n"
+                  "trained on) with the model's vocabulary.\n\n") +
+          kModelHelp + "\n" + kFiguresHelp +
+          "\nOne result row (table, or with --format json one object with event \"eval\"); with --dims,\n"
+          "one row per latent dimension first (event \"dim\": kl, mu_variance, active).");
+  add_data_options(*cl, nullptr);
+  cl->options().add_options()                                                                     //
       ("model", po::value<std::string>(), "checkpoint written by lava train --task seqvae --save")  //
       ("split", po::value<std::string>()->default_value("test"), "train | valid | test")           //
       ("samples", po::value<std::string>()->default_value("10"), "samples of z per sentence (recon is their mean)")  //
@@ -158,8 +119,10 @@ int cmd_eval_seqvae(int argc, char** argv) {
       ("limit", po::value<std::string>()->default_value("0"), "only the first N sentences (0 = all)")  //
       ("au-threshold", po::value<std::string>()->default_value("0.01"), "active unit: Var_X E[z_d|X] above this")  //
       ("dims", po::bool_switch(), "also print the per-dimension KL and Var_X E[z_d|X]");
-  if (!cl.parse(argc, argv)) return 0;
-  cl.get_choice("task", {"seqvae"});
+  return cl;
+}
+
+int eval_seqvae_command(const CommandLine& cl) {
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
   SeqVaeEvalOptions eo;
   eo.samples = int(cl.get_int("samples", 1, 10000));
@@ -184,25 +147,31 @@ int cmd_eval_seqvae(int argc, char** argv) {
   const OutputFormat format = cl.common().format;
   if (cl.vm()["dims"].as<bool>()) {
     Table dims;
-    dims.add_column("event").add_column("dim").add_column("kl", ".4f").add_column("mu_variance", ".4g");
+    dims.add_column("event").add_column("task").add_column("dim").add_column("kl", ".4f").add_column("mu_variance", ".4g");
     dims.add_column("active");
     for (int k = 0; k < f.latent; ++k)
-      dims.add_row({"dim", k, f.kl_per_dim[size_t(k)], f.mu_variance[size_t(k)],
+      dims.add_row({"dim", "seqvae", k, f.kl_per_dim[size_t(k)], f.mu_variance[size_t(k)],
                     f.mu_variance[size_t(k)] > eo.au_threshold ? 1 : 0});
     dims.print(stdout, format);
     if (format == OutputFormat::table) std::printf("\n");
   }
   Table t;
-  t.add_column("event").add_column("encoder").add_column("dec_attn").add_column("split").add_column("sentences");
+  t.add_column("event").add_column("task").add_column("encoder").add_column("dec_attn").add_column("split").add_column("sentences");
   t.add_column("tokens").add_column("samples").add_column("elbo", ".3f").add_column("recon", ".3f");
   t.add_column("kl", ".3f").add_column("elbo_per_token", ".4f").add_column("recon_per_token", ".4f");
   t.add_column("kl_per_token", ".4f").add_column("ppl_bound", ".2f").add_column("iw", ".3f");
   t.add_column("ppl_iw", ".2f").add_column("active_units").add_column("latent");
-  t.add_row({"eval", enum_name(kSeqVaeEncoderNames, cfg.encoder), enum_name(kDecoderAttentionNames, cfg.dec_attn), split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
+  t.add_row({"eval", "seqvae", enum_name(kSeqVaeEncoderNames, cfg.encoder), enum_name(kDecoderAttentionNames, cfg.dec_attn), split_name, f.sentences, f.tokens, f.samples, f.elbo, f.recon, f.kl,
              f.elbo_per_token, f.recon_per_token, f.kl_per_token, f.ppl_bound, f.iw, f.ppl_iw, f.active_units,
              f.latent});
   t.print(stdout, format);
   return 0;
+}
+
+}  // namespace
+
+TaskCommands seqvae_commands() {
+  return {"seqvae", seqvae_train_command_line, train_seqvae_command, seqvae_eval_command_line, eval_seqvae_command};
 }
 
 }  // namespace lava

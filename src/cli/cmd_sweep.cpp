@@ -9,6 +9,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/positional_args.hpp"
+#include "cli/task_registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
@@ -19,7 +20,7 @@
 #include "sweep/run_exec.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_plan.hpp"
-#include "sweep/train_options.hpp"
+#include "sweep/self_executable.hpp"
 
 namespace lava {
 
@@ -27,11 +28,12 @@ namespace {
 
 const char* kSweepAbout =
     "A sweep file is ini, like --config: fixed `lava train` options (key = value), grid lines such as\n"
-    "`grid.attn = soft, marginal` and `grid.lr = 1e-3, 3e-3`, `seeds = 1-3`, and optionally `task = nmt`\n"
-    "(vqa, seqvae) and `out = DIR` (default: FILE minus .ini, plus .runs). It expands into the product of its\n"
-    "grids times its seeds. Each run has a stable id (a hash of its options) and its own directory OUT/ID with the\n"
-    "exact config.ini it trains with, its JSON lines (metrics.jsonl), its log (train.log) and its status; relative\n"
-    "paths in the file are relative to the file's directory. `lava report OUT` merges the runs into one table.\n\n"
+    "`grid.attn = soft, marginal, var-enum` and `grid.lr = 1e-3, 3e-3`, `seeds = 1-3`, and optionally `task = T`\n"
+    "(any task of lava train; nmt by default) and `out = DIR` (default: FILE minus .ini, plus .runs). It expands\n"
+    "into the product of its grids times its seeds. Each run has a stable id (a hash of its options) and its own\n"
+    "directory OUT/ID with the exact config.ini it trains with, its JSON lines (metrics.jsonl), its log (train.log)\n"
+    "and its status; relative paths in the file are relative to the file's directory. `lava report OUT` merges\n"
+    "the runs into one table.\n\n"
     "  lava sweep plan FILE           one command per run (for GNU parallel, xargs or any scheduler)\n"
     "  lava sweep run FILE --jobs N   run them here through GNU parallel: finished runs are skipped, stopped\n"
     "                                 or killed ones resume from their resume state\n"
@@ -55,13 +57,7 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
 SweepFile load(const std::string& path) {
-  const std::string lava = self_executable();
-  std::map<std::string, std::set<std::string>> cache;
-  return read_sweep_file(path, [&](const std::string& task) {
-    auto it = cache.find(task);
-    if (it == cache.end()) it = cache.emplace(task, train_option_names(lava, task)).first;
-    return it->second;
-  });
+  return read_sweep_file(path, [](const std::string& task) { return train_option_names(task_registry(), task); });
 }
 
 // One shell command; a newline in a path stays inside its quotes (GNU parallel gets the commands NUL-separated).

@@ -1,12 +1,12 @@
 // lava train --task vqa / lava eval --task vqa: the VQA-style experiment (paper §3, Table 1's VQA columns).
-#include "cli/cmd_vqa.hpp"
-
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "cli/command_line.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
+#include "cli/task_registry.hpp"
 #include "cli/variant_options.hpp"
 #include "attention/collapse_monitor.hpp"
 #include "tasks/vqa/model_file.hpp"
@@ -28,7 +28,6 @@ constexpr const char* kDataHelp =
 
 void add_data_options(CommandLine& cl) {
   cl.options().add_options()                                                                            //
-      ("task", po::value<std::string>()->default_value("vqa"), "vqa")                                   //
       ("data", po::value<std::string>(), "a `lava data scenes` directory")                              //
       ("features", po::value<std::string>(), "user data: region features .npy (may contain {split})")   //
       ("questions", po::value<std::string>(), "user data: questions directory, or a path with {split}")  //
@@ -36,7 +35,6 @@ void add_data_options(CommandLine& cl) {
 }
 
 VqaDataOptions data_options(const CommandLine& cl) {
-  cl.get_choice("task", {"vqa"});
   VqaDataOptions d;
   if (cl.has("data")) d.data_dir = cl.get_string("data");
   if (cl.has("features")) d.features = cl.get_string("features");
@@ -58,49 +56,34 @@ std::string plot_dir(const CommandLine& cl) {
   return dir;
 }
 
-}  // namespace
-
-namespace {
-
-const OptionTable<VqaConfig>& vqa_model_table() {
-  using C = VqaConfig;
-  static const OptionTable<C> table = {
-      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
-      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
-      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
-      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
-      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
-      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
-  };
-  return table;
-}
-
-}  // namespace
-
-int cmd_train_vqa(int argc, char** argv) {
-  CommandLine cl("train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
-                 std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
-                             "projection x_i; prior p(z=i) ∝ exp(wᵀ tanh(W1 x_i + W2 x̃)); answer distribution\n"
-                             "f(x, z=i) = softmax(MLP([x_i; x̃])); variants with q add q(z | x, x̃, answer).\n"
-                             "Keeps the checkpoint with the best validation bound (log p for soft/none/marginal,\n"
-                             "the ELBO otherwise; the Jensen bound for hard attention).\n"
-                             "The default --init 0.3 (translation: 0.1) matters: the prior's additive scorer only lets\n"
-                             "the question change which region wins through tanh's curvature, and at 0.1 its inputs sit\n"
-                             "in tanh's linear range, so the prior stays uniform for epochs.\n") +
-                     kDataHelp + "Attention variants (--attn):\n" + attn_variant_help("vqa") +
-                     "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
-                     kResumeHelp);
-  add_data_options(cl);
-  cl.options().add_options()                                                                               //
+std::unique_ptr<CommandLine> vqa_train_command_line() {
+  auto cl = std::make_unique<CommandLine>(
+      "train", "lava train --task vqa (--data DIR | --features F --questions Q) --attn VARIANT [options]",
+      std::string("Trains the VQA model: a question LSTM gives x̃, each region's features a learned\n"
+                  "projection x_i; prior p(z=i) ∝ exp(wᵀ tanh(W1 x_i + W2 x̃)); answer distribution\n"
+                  "f(x, z=i) = softmax(MLP([x_i; x̃])); variants with q add q(z | x, x̃, answer).\n"
+                  "Keeps the checkpoint with the best validation bound (log p for soft/none/marginal,\n"
+                  "the ELBO otherwise; the Jensen bound for hard attention).\n"
+                  "The default --init 0.3 (translation: 0.1) matters: the prior's additive scorer only lets\n"
+                  "the question change which region wins through tanh's curvature, and at 0.1 its inputs sit\n"
+                  "in tanh's linear range, so the prior stays uniform for epochs.\n") +
+          kDataHelp + "Attention variants (--attn):\n" + attn_variant_help("vqa") +
+          "Progress goes to stderr; with --format json, one JSON line per epoch and a summary on stdout.\n\n" +
+          kResumeHelp);
+  add_data_options(*cl);
+  cl->options().add_options()                                                                              //
       ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
        attn_variant_list("vqa").c_str())  //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
       ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
-  add_option_table(cl.options(), vqa_model_table(), VqaConfig());
-  add_loop_options(cl.options(), VqaTrainOptions().loop, "questions");
-  add_variant_options(cl.options());
-  if (!cl.parse(argc, argv)) return 0;
+  add_option_table(cl->options(), vqa_model_options(), VqaConfig());
+  add_loop_options(cl->options(), VqaTrainOptions().loop, "questions");
+  add_variant_options(cl->options());
+  return cl;
+}
+
+int train_vqa_command(const CommandLine& cl) {
   VqaTrainOptions o;
   o.data = data_options(cl);
   try {
@@ -108,58 +91,40 @@ int cmd_train_vqa(int argc, char** argv) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  read_option_table(cl, vqa_model_table(), o.model);
+  read_option_table(cl, vqa_model_options(), o.model);
   read_variant_options(cl, o.model.variant, o.objective);
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));
   read_loop_options(cl, o.loop);
   o.plot_dir = plot_dir(cl);
 
-  const VqaTrainSummary s = train_vqa(o);
-  if (s.stop_signal)
-    return report_signal_stop(o.loop, {s.stop_signal, s.steps, s.stop_epoch, s.stop_batch, s.stop_batches, s.resume_state});
-  const VqaEvalFigures& v = s.best_valid;
-  if (o.loop.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "done").add("task", "vqa").add("attn", variant_info(o.model.attn).name).add("steps", s.steps);
-    j.add("epochs", s.epochs).add("best_epoch", s.best_epoch).add("stop", s.stop_reason);
-    j.add("seconds", s.seconds);
-    j.add("questions_per_s", s.questions_per_second).add("valid_nll", v.nll).add("valid_accuracy", v.accuracy);
-    j.add("valid_elbo", v.elbo).add("valid_kl_gap", v.kl_gap).add("nan", s.stopped_on_nan);
-    std::printf("%s\n", j.str().c_str());
-  } else {
-    std::printf("trained %s: %lld steps in %.1f s (%.0f questions/s), stopped by %s; best valid (epoch %d) nll %.4f, "
-                "accuracy %.4f, elbo %.4f\n",
-                variant_info(o.model.attn).name, (long long)s.steps, s.seconds, s.questions_per_second,
-                s.stop_reason.c_str(), s.best_epoch,
-                v.nll, v.accuracy, v.elbo);
-  }
-  return s.stopped_on_nan ? 1 : 0;
+  return print_train_result(o.loop, train_vqa(o));
 }
 
-int cmd_eval_vqa(int argc, char** argv) {
-  CommandLine cl("eval", "lava eval --task vqa --model MODEL (--data DIR | --features F --questions Q) [options]",
-                 std::string(
-                     "Evaluates a VQA model per question: nll of the exact marginal p(y|x) = sum_i p(z=i) f_i(y)\n"
-                     "under the prior (direct for soft/none), accuracy of its argmax, the VQA score\n"
-                     "min(#annotators who gave the answer / 3, 1) where answer counts are given, elbo,\n"
-                     "kl = KL(q||p), kl_gap = log p - ELBO, kl_posterior = KL(q || exact posterior) computed\n"
-                     "directly (it must equal kl_gap), identity_error (the largest per-question difference), the\n"
-                     "prior's entropy, and, over questions with one annotated region, the share whose prior /\n"
-                     "posterior / q argmax is that region (chance: 1 / regions). Variants without q report the ELBO\n"
-                     "at q = p. Answers unseen in training have no likelihood: they are counted in `unseen`, left\n"
-                     "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give the figures per\n"
-                     "question type, with subset single_region when every question of the type has exactly one\n"
-                     "annotated region (the answer is one region's: what_at, where, the relations, is_at) and\n"
-                     "multi_region otherwise (how_many, is_there); the row with event \"subset\" sums the\n"
-                     "single-region types (qtype lists them); the last row (no \"event\" key, as in translation)\n"
-                     "the totals over all questions.\n"
-                     "likelihood: exact | direct | sampled; the sampled variants (continuous latents)\n"
-                     "report an importance-weighted estimate with --eval-samples draws from q, null kl_posterior,\n"
-                     "and nll_mean_attn (at the mean attention, which accuracy uses).\n") +
-                     kDataHelp);
-  add_data_options(cl);
-  cl.options().add_options()                                                                 //
+std::unique_ptr<CommandLine> vqa_eval_command_line() {
+  auto cl = std::make_unique<CommandLine>(
+      "eval", "lava eval --task vqa --model MODEL (--data DIR | --features F --questions Q) [options]",
+      std::string(
+          "Evaluates a VQA model per question: nll of the exact marginal p(y|x) = sum_i p(z=i) f_i(y)\n"
+          "under the prior (direct for soft/none), accuracy of its argmax, the VQA score\n"
+          "min(#annotators who gave the answer / 3, 1) where answer counts are given, elbo,\n"
+          "kl = KL(q||p), kl_gap = log p - ELBO, kl_posterior = KL(q || exact posterior) computed\n"
+          "directly (it must equal kl_gap), identity_error (the largest per-question difference), the\n"
+          "prior's entropy, and, over questions with one annotated region, the share whose prior /\n"
+          "posterior / q argmax is that region (chance: 1 / regions). Variants without q report the ELBO\n"
+          "at q = p. Answers unseen in training have no likelihood: they are counted in `unseen`, left\n"
+          "out of the likelihood figures and count as wrong. Rows with event \"qtype\" give the figures per\n"
+          "question type, with subset single_region when every question of the type has exactly one\n"
+          "annotated region (the answer is one region's: what_at, where, the relations, is_at) and\n"
+          "multi_region otherwise (how_many, is_there); the row with event \"subset\" sums the\n"
+          "single-region types (qtype lists them); the last row (no \"event\" key, as in translation)\n"
+          "the totals over all questions.\n"
+          "likelihood: exact | direct | sampled; the sampled variants (continuous latents)\n"
+          "report an importance-weighted estimate with --eval-samples draws from q, null kl_posterior,\n"
+          "and nll_mean_attn (at the mean attention, which accuracy uses).\n") +
+          kDataHelp);
+  add_data_options(*cl);
+  cl->options().add_options()                                                                //
       ("model", po::value<std::string>(), "checkpoint written by lava train --task vqa --save")  //
       ("split", po::value<std::string>()->default_value("test"), "train|valid|test")           //
       ("batch-size", po::value<std::string>()->default_value("256"), "questions per batch")    //
@@ -168,7 +133,10 @@ int cmd_eval_vqa(int argc, char** argv) {
       ("plot-questions", po::value<std::string>()->default_value("6"), "how many questions to picture")  //
       ("eval-samples", po::value<std::string>(),
        "sampled variants: samples per question of the importance-weighted likelihood");
-  if (!cl.parse(argc, argv)) return 0;
+  return cl;
+}
+
+int eval_vqa_command(const CommandLine& cl) {
   const VqaDataOptions data = data_options(cl);
   const std::string split_name = cl.get_choice("split", {"train", "valid", "test"});
   const int batch_size = int(cl.get_int("batch-size", 1, 100000));
@@ -188,12 +156,12 @@ int cmd_eval_vqa(int argc, char** argv) {
   // One row per question type, then the single-region subset (the types all of whose questions have exactly one
   // annotated region; eval.hpp), then the totals. "subset" names the subset each row belongs to.
   Table types;
-  types.add_column("event").add_column("attn").add_column("split").add_column("subset").add_column("qtype");
+  types.add_column("event").add_column("task").add_column("attn").add_column("split").add_column("subset").add_column("qtype");
   types.add_column("questions").add_column("unseen").add_column("nll", ".4f").add_column("accuracy", ".4f");
   types.add_column("elbo", ".4f").add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("entropy", ".3f");
   types.add_column("q_entropy", ".3f").add_column("region_acc_posterior", ".4f");
   auto type_row = [&](const char* event, const std::string& subset, const std::string& qtype, const VqaFigures& g) {
-    types.add_row({event, attn, split_name, subset, qtype, g.questions, g.unseen, g.nll, g.accuracy, g.elbo, g.kl,
+    types.add_row({event, "vqa", attn, split_name, subset, qtype, g.questions, g.unseen, g.nll, g.accuracy, g.elbo, g.kl,
                    g.kl_gap, g.entropy, g.q_entropy, g.region_acc_posterior});
   };
   // Collapse confined to some question types is invisible in the totals (and to lava train's monitor, which
@@ -214,14 +182,14 @@ int cmd_eval_vqa(int argc, char** argv) {
   types.print(stdout, cl.common().format);
   if (cl.common().format == OutputFormat::table) std::printf("\n");
   Table t;
-  t.add_column("attn").add_column("split").add_column("questions").add_column("unseen");
+  t.add_column("task").add_column("attn").add_column("split").add_column("questions").add_column("unseen");
   t.add_column("nll", ".4f").add_column("accuracy", ".4f").add_column("vqa_score", ".4f").add_column("elbo", ".4f");
   t.add_column("kl", ".4f").add_column("kl_gap", ".5f").add_column("kl_posterior", ".5f");
   t.add_column("identity_error", ".1e").add_column("entropy", ".3f").add_column("q_entropy", ".3f");
   t.add_column("region_questions");
   t.add_column("region_acc_prior", ".4f").add_column("region_acc_posterior", ".4f").add_column("region_acc_q", ".4f");
   t.add_column("likelihood");
-  std::vector<Cell> row{attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
+  std::vector<Cell> row{"vqa", attn, split_name, f.questions, f.unseen, f.nll, f.accuracy, f.vqa_score, f.elbo, f.kl, f.kl_gap,
                         f.kl_posterior, f.identity_error, f.entropy, f.q_entropy, f.region_questions,
                         f.region_acc_prior, f.region_acc_posterior, f.region_acc_q,
                         likelihood_kind(m.model->config().attn)};
@@ -233,6 +201,12 @@ int cmd_eval_vqa(int argc, char** argv) {
   t.add_row(row);
   t.print(stdout, cl.common().format);
   return 0;
+}
+
+}  // namespace
+
+TaskCommands vqa_commands() {
+  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command};
 }
 
 }  // namespace lava

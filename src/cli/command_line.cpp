@@ -31,6 +31,13 @@ CommandLine::CommandLine(std::string command, std::string usage, std::string abo
       ("quiet,q", po::bool_switch(), "no progress output on stderr");
 }
 
+std::vector<std::string> CommandLine::option_names() const {
+  std::vector<std::string> names;
+  for (const po::options_description* d : {&own_, &common_desc_})
+    for (const auto& o : d->options()) names.push_back(o->long_name());
+  return names;
+}
+
 void CommandLine::fail(const std::string& what) const { throw UsageError("lava " + command_ + ": " + what); }
 
 bool CommandLine::parse(int argc, char** argv) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -53,6 +54,9 @@ class CommandLine {
   }
 
   [[noreturn]] void fail(const std::string& what) const;  // throws UsageError "lava CMD: what"
+
+  // Every long option name (without "--") the command accepts, its own and the common ones.
+  std::vector<std::string> option_names() const;
 
  private:
   std::string command_, usage_, about_;

@@ -1,39 +1,11 @@
 #include "cli/loop_options.hpp"
 
-#include <cstdio>
 #include <string_view>
 
 #include "cli/option_table.hpp"
-#include "core/json.hpp"
-#include "core/stop_signal.hpp"
+#include "train/loop_option_table.hpp"
 
 namespace lava {
-
-namespace {
-
-constexpr double kAny = 9.3e18;  // no upper bound on an int64 option
-
-const OptionTable<TrainLoopOptions>& loop_table() {
-  using L = TrainLoopOptions;
-  static const OptionTable<L> table = {
-      {"epochs", &L::epochs, 1, 100000, "passes over the training set"},
-      {"max-steps", &L::max_steps, 0, kAny, "stop after this many updates (0 = no limit)"},
-      {"max-minutes", &L::max_minutes, 0, 1e7, "stop after this much training time over all sessions (0 = none)"},
-      {"lr", &L::lr, 1e-12, 10, "Adam learning rate"},
-      {"lr-decay", &L::lr_decay, 1e-6, 1, "factor when validation stalls"},
-      {"start-decay-at", &L::start_decay_at, 1, 100000, "first epoch that may decay"},
-      {"patience", &L::patience, 0, 100000, "stop after N stalled epochs (0 = never)"},
-      {"clip", &L::clip, 0, 1e9,
-       "gradient clipping: every gradient is scaled by min(1, clip / ||g||), g all of them; 0 = no clipping"},
-      {"init", &L::init, 0, 10, "uniform init range [-a, a]"},
-      {"valid-every", &L::valid_every, 0, kAny, "also validate every N updates inside an epoch (0 = at epoch ends)"},
-      {"checkpoint-every", &L::checkpoint_every, 0, kAny,
-       "also write the resume state every N updates (0 = at epoch ends, stops and signals only)"},
-  };
-  return table;
-}
-
-}  // namespace
 
 const char* const kResumeHelp =
     "Stopping and resuming: with --save MODEL the state of the run (parameters, Adam's moments,\n"
@@ -54,11 +26,11 @@ void add_loop_options(po::options_description& options, const TrainLoopOptions& 
       ("resume", po::value<std::string>(), "continue the run saved in this resume state (--save defaults to it minus .resume)")  //
       ("batch-size", po::value<std::string>()->default_value(std::to_string(defaults.batch_size)),
        (std::string(unit) + " per batch").c_str());
-  add_option_table(options, loop_table(), defaults);
+  add_option_table(options, loop_option_table(), defaults);
 }
 
 void read_loop_options(const CommandLine& cl, TrainLoopOptions& o) {
-  read_option_table(cl, loop_table(), o);
+  read_option_table(cl, loop_option_table(), o);
   o.batch_size = int(cl.get_int("batch-size", 1, 100000));
   if (cl.has("save")) o.save = cl.get_string("save");
   if (cl.has("resume")) {
@@ -74,27 +46,6 @@ void read_loop_options(const CommandLine& cl, TrainLoopOptions& o) {
   o.seed = cl.common().seed;
   o.format = cl.common().format;
   o.quiet = cl.common().quiet;
-}
-
-int report_signal_stop(const TrainLoopOptions& opt, const SignalStop& s) {
-  const std::string where =
-      fmt::format("after step {} (epoch {}, {} of {} batches)", s.steps, s.epoch, s.batch, s.batches);
-  if (opt.format == OutputFormat::json) {
-    JsonLine j;
-    j.add("event", "stopped").add("signal", signal_name(s.signal)).add("steps", s.steps);
-    j.add("epoch", s.epoch).add("batch", s.batch).add("resume_state", s.resume_state);
-    std::printf("%s\n", j.str().c_str());
-    std::fflush(stdout);
-  }
-  if (s.resume_state.empty())
-    std::fprintf(stderr, "lava train: stopped by %s %s; nothing saved (no --save)\n", signal_name(s.signal).c_str(),
-                 where.c_str());
-  else
-    std::fprintf(stderr,
-                 "lava train: stopped by %s %s; state saved to %s: to continue, run the same command with "
-                 "--resume %s\n",
-                 signal_name(s.signal).c_str(), where.c_str(), s.resume_state.c_str(), s.resume_state.c_str());
-  return 128 + s.signal;
 }
 
 }  // namespace lava

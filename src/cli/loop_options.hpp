@@ -15,17 +15,6 @@ void add_loop_options(po::options_description& options, const TrainLoopOptions& 
 // ".resume"; --checkpoint-every needs --save.
 void read_loop_options(const CommandLine& cl, TrainLoopOptions& out);
 
-// A run a signal stopped: the one line it leaves on stderr (where it stopped and how to go on) and, with --format
-// json, an event "stopped" on stdout. Returns the exit code, 128 + the signal.
-struct SignalStop {
-  int signal = 0;
-  int64_t steps = 0;
-  int epoch = 0;
-  int64_t batch = 0, batches = 0;
-  std::string resume_state;
-};
-int report_signal_stop(const TrainLoopOptions& opt, const SignalStop& stop);
-
 // The help paragraph on stopping and resuming, the same for every task.
 extern const char* const kResumeHelp;
 

@@ -1,28 +1,15 @@
 #pragma once
-// Options as tables: one row per option, {name, field, range, help}, over an options struct S. The default is the
-// field's value in a default-made S (each task's struct holds its own), so it is written once, in the struct; the
-// table adds the option to the command line with that default and reads it back checked against the range.
+// Option tables (train/option_row.hpp) on a command line: each row becomes an option with the field's value in a
+// default-made S as its default (each task's struct holds its own), and is read back checked against its range.
 #include <cstdint>
 #include <string>
-#include <variant>
-#include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/command_line.hpp"
+#include "train/option_row.hpp"
 
 namespace lava {
-
-template <class S>
-struct OptionRow {
-  const char* name;
-  std::variant<int S::*, int64_t S::*, double S::*, float S::*> field;
-  double lo, hi;  // the accepted range, inclusive
-  const char* help;
-};
-
-template <class S>
-using OptionTable = std::vector<OptionRow<S>>;
 
 template <class S>
 void add_option_table(po::options_description& options, const OptionTable<S>& table, const S& defaults) {

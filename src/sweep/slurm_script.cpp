@@ -7,7 +7,7 @@
 
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
-#include "sweep/train_options.hpp"
+#include "sweep/self_executable.hpp"
 
 namespace lava {
 

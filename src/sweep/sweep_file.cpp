@@ -153,10 +153,13 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
       f.fixed.push_back({key, value, line_no});
     }
   }
-  if (f.task != "nmt" && f.task != "vqa" && f.task != "seqvae")
-    throw input_error(path, task_line, fmt::format("task {} is not one of nmt, vqa, seqvae", quote_input(f.task, '"')));
   // Every option must be one lava train --task TASK knows, and not one the sweep sets itself.
-  const std::set<std::string> known = options(f.task);
+  std::set<std::string> known;
+  try {
+    known = options(f.task);
+  } catch (const UsageError& e) {  // not a task
+    throw input_error(path, task_line, e.what());
+  }
   auto check_option = [&](const std::string& name, long line) {
     if (auto it = options_set_by_sweep().find(name); it != options_set_by_sweep().end())
       throw input_error(path, line, fmt::format("{} is set by the sweep for each run ({})", quote_input(name, '"'), it->second));

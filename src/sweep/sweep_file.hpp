@@ -2,7 +2,7 @@
 // A sweep file: ini like `lava train --config`, plus grid lines and seeds.
 //
 //   # soft vs exact vs variational attention, two learning rates, three seeds: 3 x 2 x 3 = 18 runs
-//   task = nmt                      # optional, nmt by default (vqa, seqvae)
+//   task = nmt                      # optional, nmt by default (any task of lava train --task)
 //   data = synth                    # any `lava train` option: the same in every run
 //   epochs = 4
 //   grid.attn = soft, marginal
@@ -45,7 +45,7 @@ struct SweepFile {
   std::string out;  // absolute runs directory
 };
 
-// The option names `lava train --task TASK` accepts (without "--").
+// The option names `lava train --task TASK` accepts (without "--"); a UsageError naming the tasks if TASK is none.
 using TrainOptionNames = std::function<std::set<std::string>(const std::string& task)>;
 
 // Parses `text` as the sweep file `path` (the path names it in errors and anchors relative paths).

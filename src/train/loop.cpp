@@ -9,6 +9,7 @@
 #include "core/stop_signal.hpp"
 #include "nn/optim.hpp"
 #include "report/progress.hpp"
+#include "train/loop_option_table.hpp"
 #include "train/resume_state.hpp"
 
 namespace lava {
@@ -44,10 +45,10 @@ class Loop {
  private:
   RunIdentity identity() const {
     RunIdentity id = task_.identity();
-    const RunIdentity loop{{"--batch-size", exact(opt_.batch_size)},   {"--lr", exact(opt_.lr)},
-                           {"--lr-decay", exact(opt_.lr_decay)},       {"--start-decay-at", exact(opt_.start_decay_at)},
-                           {"--clip", exact(opt_.clip)},               {"--init", exact(opt_.init)},
-                           {"--valid-every", exact(opt_.valid_every)}, {"--seed", exact(opt_.seed)}};
+    RunIdentity loop{{"--batch-size", exact(opt_.batch_size)}};
+    const RunIdentity rows = option_identity(loop_option_table(), opt_);
+    loop.insert(loop.end(), rows.begin(), rows.end());
+    loop.push_back({"--seed", exact(opt_.seed)});
     id.insert(id.end() - (id.empty() || id.back().first != "data" ? 0 : 1), loop.begin(), loop.end());
     return id;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// The training loop of every task (lava train --task nmt|vqa|seqvae) over the small interface of train/task.hpp.
+// The training loop of every task (lava train --task T) over the small interface of train/task.hpp.
 //
 // Each update: the task's forward and backward pass on the next batch, then a stop before the update if the loss or
 // the gradient norm is NaN or infinite (nothing is changed and no state is written, so the last state on disk stays

@@ -1,7 +1,7 @@
 #pragma once
 // The options of the training loop (train/loop.hpp), the same for every task; each task's options hold one of these
 // with the task's own defaults (e.g. VQA trains with lr 2e-3 and init 0.3), and `lava train` reads them from one
-// option table (cli/loop_option_table.hpp).
+// option table (train/loop_option_table.hpp).
 #include <cstdint>
 #include <string>
 

@@ -7,7 +7,7 @@
 // On disk: one safetensors file, written atomically, separate from the best-model file (`--save M` puts it at
 // M.resume, resume_state_path):
 //   tensors   param.<name>, adam.m.<name>, adam.v.<name>   each with the parameter's shape
-//   metadata  format = "lava-train-state-2", task = nmt | vqa | seqvae
+//   metadata  format = "lava-train-state-2", task = the task's registry name (lava train --task)
 //             run.<option>   every option a resumed run must repeat (run_identity.hpp)
 //             state.*        counters and sums (numbers in shortest round-trip form, so they read back exactly)
 //             best_valid     the best validation of the trajectory (drives the learning-rate decay and patience)

@@ -1,8 +1,7 @@
 #include "tasks/caption/model_file.hpp"
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "tasks/model_file.hpp"
 #include "tasks/model_file_checks.hpp"
 
 namespace lava {
@@ -27,22 +26,19 @@ void save_caption_model(const std::string& path, const CaptionModel& model, cons
                         const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["words_vocab_tokens"] = vocab.to_text();
-  meta["format"] = kModelFormat;
-  for (const auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
+  save_model_file(path, model.ps, std::move(meta), extra);
 }
 
 LoadedCaptionModel load_caption_model(const std::string& path) {
   LoadedCaptionModel m;
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  expect_model_format(m.metadata, path);
+  const ModelFile file(path);
+  m.metadata = file.metadata();
   const CaptionConfig cfg = CaptionConfig::from_metadata(m.metadata, path);
-  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
+  check_sizes_against_tensors(file.safetensors(), path, sizes_in_tensors(cfg));
   m.vocab = Vocab::from_text(m.metadata["words_vocab_tokens"], path);
   if (m.vocab.size() != cfg.words) throw input_error(path, 0, "the vocabulary does not match the word tables");
   m.model = std::make_unique<CaptionModel>(cfg);
-  assign_params(file, path, m.model->ps);
+  file.assign(m.model->ps);
   return m;
 }
 

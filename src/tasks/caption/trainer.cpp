@@ -7,6 +7,18 @@
 
 namespace lava {
 
+const OptionTable<CaptionConfig>& caption_model_options() {
+  using C = CaptionConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size (= the deep output layer's width)"},
+      {"hidden-size", &C::hidden, 1, 65536, "LSTM size"},
+      {"annotation-size", &C::annotation, 1, 65536, "size of the region annotations a_i"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the attention and q scorers"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the word embeddings"},
+  };
+  return table;
+}
+
 namespace {
 
 std::vector<std::pair<const char*, double*>> figure_fields(CaptionEvalFigures& f) {
@@ -118,17 +130,13 @@ class CaptionTask final : public TrainTask {
     }
     const CaptionConfig& m = opt_.model;
     const SatHardOptions& sat = opt_.objective.sat;
-    RunIdentity id{{"--attn", m.attn_name()},
-                   {"--emb-size", exact(m.emb)},
-                   {"--hidden-size", exact(m.hidden)},
-                   {"--annotation-size", exact(m.annotation)},
-                   {"--attn-size", exact(m.attn_size)},
-                   {"--dropout", exact(m.dropout)},
-                   {"--alpha-reg", exact(opt_.objective.alpha_reg)},
-                   {"--sat-reinforce", exact(sat.reinforce)},
-                   {"--sat-entropy", exact(sat.entropy)},
-                   {"--sat-expected", exact(sat.p_expected)},
-                   {"--sat-baseline-decay", exact(sat.baseline_decay)}};
+    RunIdentity id = option_identity(caption_model_options(), m);
+    id.insert(id.begin(), {"--attn", m.attn_name()});
+    id.insert(id.end(), {{"--alpha-reg", exact(opt_.objective.alpha_reg)},
+                         {"--sat-reinforce", exact(sat.reinforce)},
+                         {"--sat-entropy", exact(sat.entropy)},
+                         {"--sat-expected", exact(sat.p_expected)},
+                         {"--sat-baseline-decay", exact(sat.baseline_decay)}});
     const RunIdentity objective = objective_identity(opt_.objective.objective);
     id.insert(id.end(), objective.begin(), objective.end());
     id.push_back({"--eval-batch-size", exact(opt_.eval_batch_size)});
@@ -153,18 +161,17 @@ class CaptionTask final : public TrainTask {
 
 }  // namespace
 
-CaptionTrainSummary train_caption(const CaptionTrainOptions& opt) {
+TrainResult train_caption(const CaptionTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   CaptionTask task(opt);
   const LoopSummary s = train_loop("caption", opt.loop, task, lock);
-  CaptionTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_epoch;
-  out.seconds = s.seconds, out.words_per_second = s.units_per_second;
-  out.best_valid = figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
-  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
-  out.stop_reason = s.stop_reason;
-  return out;
+  TrainResult r("caption", s);
+  r.about = {{"attn", JsonValue(opt.model.attn_name())}};
+  r.best_epoch = s.kept_epoch, r.units = "words";
+  const Figures& kept = s.kept.figures;
+  r.best = {{"valid_nll", figure(kept, "nll")}, {"valid_bound", figure(kept, "bound")},
+            {"valid_attn_acc", figure(kept, "attn_acc")}};
+  return r;
 }
 
 }  // namespace lava

@@ -10,6 +10,8 @@
 
 #include "tasks/caption/eval.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
+#include "train/train_result.hpp"
 
 namespace lava {
 
@@ -25,17 +27,9 @@ struct CaptionTrainOptions {
   int eval_batch_size = 128;
 };
 
-struct CaptionTrainSummary {
-  int64_t steps = 0;
-  int epochs = 0, best_epoch = 0;
-  double seconds = 0, words_per_second = 0;
-  CaptionEvalFigures best_valid;
-  bool stopped_on_nan = false;
-  int stop_signal = 0, stop_epoch = 0;
-  int64_t stop_batch = 0, stop_batches = 0;
-  std::string resume_state, stop_reason;
-};
+// The model's size options (CaptionConfig): `lava train --task caption` adds them, and they are part of a run's identity.
+const OptionTable<CaptionConfig>& caption_model_options();
 
-CaptionTrainSummary train_caption(const CaptionTrainOptions& opt);
+TrainResult train_caption(const CaptionTrainOptions& opt);
 
 }  // namespace lava

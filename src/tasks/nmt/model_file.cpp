@@ -1,8 +1,7 @@
 #include "tasks/nmt/model_file.hpp"
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "tasks/model_file.hpp"
 #include "tasks/model_file_checks.hpp"
 
 namespace lava {
@@ -18,7 +17,7 @@ std::vector<SizeInTensor> sizes_in_tensors(const Seq2SeqConfig& c) {
       {"hidden", c.hidden, "decoder/l0/W_hh", 0},
       {"layers", c.layers, "decoder/l" + std::to_string(c.layers - 1) + "/W_hh", -1},
   };
-  if (c.attn != AttnVariant::none && c.score == NmtScore::mlp) s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
+  if (variant_info(c.attn).attends && c.score == NmtScore::mlp) s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
   if (variant_info(c.attn).uses_q) s.push_back({"inf_hidden", c.inf_hidden, "inference/W", 0});
   return s;
 }
@@ -26,29 +25,26 @@ std::vector<SizeInTensor> sizes_in_tensors(const Seq2SeqConfig& c) {
 }  // namespace
 
 void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, const Vocab& tgt,
-              std::map<std::string, std::string> extra) {
+              const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["src_vocab_tokens"] = src.to_text();
   meta["tgt_vocab_tokens"] = tgt.to_text();
-  meta["format"] = kModelFormat;
-  for (auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
+  save_model_file(path, model.ps, std::move(meta), extra);
 }
 
 LoadedNmt load_nmt(const std::string& path) {
   LoadedNmt m;
   // The metadata decides the architecture; the parameters are then checked against it by name and shape.
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  expect_model_format(m.metadata, path);
+  const ModelFile file(path);
+  m.metadata = file.metadata();
   Seq2SeqConfig cfg = Seq2SeqConfig::from_metadata(m.metadata, path);
-  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
+  check_sizes_against_tensors(file.safetensors(), path, sizes_in_tensors(cfg));
   m.src_vocab = Vocab::from_text(m.metadata["src_vocab_tokens"], path);
   m.tgt_vocab = Vocab::from_text(m.metadata["tgt_vocab_tokens"], path);
   if (m.src_vocab.size() != cfg.src_vocab || m.tgt_vocab.size() != cfg.tgt_vocab)
     throw input_error(path, 0, "vocabulary sizes do not match the model's embedding tables");
   m.model = std::make_unique<Seq2Seq>(cfg);
-  assign_params(file, path, m.model->ps);
+  file.assign(m.model->ps);
   return m;
 }
 

@@ -21,6 +21,6 @@ struct LoadedNmt {
 LoadedNmt load_nmt(const std::string& path);
 // Written atomically; `extra` entries are added to the metadata (epoch, validation figures, ...).
 void save_nmt(const std::string& path, const Seq2Seq& model, const Vocab& src, const Vocab& tgt,
-              std::map<std::string, std::string> extra);
+              const std::map<std::string, std::string>& extra);
 
 }  // namespace lava

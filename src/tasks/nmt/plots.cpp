@@ -18,24 +18,6 @@ AttentionExamples attention_examples(const ParallelSplit& split, int count) {
   return ex;
 }
 
-void write_learning_curves(const std::string& dir, std::string_view title, const std::vector<EpochRecord>& history) {
-  Series train_obj{"train −objective", {}, {}}, nll{"valid −log p(y|x)", {}, {}}, elbo{"valid −ELBO", {}, {}};
-  Series gap{"valid KL gap (log p − ELBO)", {}, {}}, kl{"valid KL(q‖p)", {}, {}}, train_kl{"train KL(q‖p)", {}, {}};
-  for (const EpochRecord& r : history) {
-    for (Series* s : {&train_obj, &nll, &elbo, &gap, &kl, &train_kl}) s->x.push_back(r.epoch);
-    train_obj.y.push_back(-r.train_objective);
-    nll.y.push_back(r.valid_nll);
-    elbo.y.push_back(-r.valid_elbo);
-    gap.y.push_back(r.valid_kl_gap);
-    kl.y.push_back(r.valid_kl);
-    train_kl.y.push_back(r.train_kl);
-  }
-  write_line_plot(dir + "/learning-curves.svg", fmt::format("{}: bounds per target token", title), "epoch", "nats",
-                  {train_obj, nll, elbo});
-  write_line_plot(dir + "/kl.svg", fmt::format("{}: KL terms per target token", title), "epoch", "nats",
-                  {gap, kl, train_kl});
-}
-
 void write_attention_plots(const std::string& dir, Seq2Seq& model, const AttentionExamples& examples,
                            std::string_view caption) {
   if (examples.pairs.empty()) return;

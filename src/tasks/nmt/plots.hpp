@@ -19,14 +19,6 @@
 
 namespace lava {
 
-// One validation of a run (a finished epoch, or the part of one), for learning curves. Figures are per target token.
-struct EpochRecord {
-  double epoch = 0;  // (e − 1) + batches done / batches in epoch e: whole for a finished epoch
-  int64_t steps = 0;
-  double lr = 0, train_objective = 0, train_kl = 0;
-  double valid_nll = 0, valid_elbo = 0, valid_kl = 0, valid_kl_gap = 0;
-};
-
 // A few sentence pairs with their words, for attention pictures.
 struct AttentionExamples {
   std::vector<SentencePair> pairs;
@@ -36,9 +28,6 @@ struct AttentionExamples {
 
 // The first `count` pairs of a split read with keep_source_tokens and keep_target_tokens (LAVA_CHECK).
 AttentionExamples attention_examples(const ParallelSplit& split, int count);
-
-// learning-curves.svg and kl.svg from finished (and possibly one partial) epochs; `title` names the run.
-void write_learning_curves(const std::string& dir, std::string_view title, const std::vector<EpochRecord>& history);
 
 // attention-K.svg (and attention-K-q.svg) for every example, under the model's current parameters, evaluated
 // without dropout; `caption` says when (e.g. "after epoch 3, step 120").

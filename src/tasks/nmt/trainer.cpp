@@ -7,9 +7,23 @@
 #include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/plots.hpp"
+#include "train/learning_curves.hpp"
 #include "train/loop.hpp"
 
 namespace lava {
+
+const OptionTable<Seq2SeqConfig>& nmt_model_options() {
+  using C = Seq2SeqConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "MLP scorer hidden size"},
+      {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
+  };
+  return table;
+}
 
 namespace {
 
@@ -85,11 +99,12 @@ class NmtTask final : public TrainTask {
 
   ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
     const NmtEvalFigures v = nmt_figures_of(r.valid.figures);
-    const EpochRecord e = epoch_record(r);
+    const double tokens = std::max(1.0, r.train[kTok]), train_objective = r.train[kObj] / tokens;
+    const double train_kl = r.train[kKl] / tokens;
     ReportLine line;
     JsonLine& j = line.json;
-    j.add("event", "epoch").add("attn", variant_info(cfg_.attn).name).add("epoch", r.epoch).add("steps", r.steps);
-    j.add("seconds", r.seconds).add("lr", r.lr).add("train_objective", e.train_objective).add("train_kl", e.train_kl);
+    j.add("event", "epoch").add("task", "nmt").add("attn", variant_info(cfg_.attn).name).add("epoch", r.epoch).add("steps", r.steps);
+    j.add("seconds", r.seconds).add("lr", r.lr).add("train_objective", train_objective).add("train_kl", train_kl);
     j.add("valid_nll", v.nll).add("valid_ppl", v.ppl).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy).add("best", r.best);
     if (r.partial) j.add("partial", true);
@@ -98,16 +113,14 @@ class NmtTask final : public TrainTask {
     line.text = fmt::format(
         "epoch {}{}  steps {}  {:.0f}s  lr {:.2e}  train obj/tok {:.4f} kl {:.4f} | valid ppl {:.6g} elbo {:.4f} kl "
         "{:.4f} gap {:.4f} H(p) {:.3f}{}",
-        r.epoch, r.partial ? " (partial)" : "", r.steps, r.seconds, r.lr, e.train_objective, e.train_kl, v.ppl, v.elbo,
+        r.epoch, r.partial ? " (partial)" : "", r.steps, r.seconds, r.lr, train_objective, train_kl, v.ppl, v.elbo,
         v.kl, v.kl_gap, v.entropy, r.best ? "  (best)" : "");
     return line;
   }
 
   void write_plots(const ValidationRecord& r, const std::vector<ValidationRecord>& history) override {
     if (opt_.plot_dir.empty()) return;
-    std::vector<EpochRecord> curves;
-    for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
-    write_learning_curves(opt_.plot_dir, variant_info(cfg_.attn).name, curves);
+    write_learning_curves(opt_.plot_dir, variant_info(cfg_.attn).name, sum_names(), history, learning_curves());
     write_attention_plots(opt_.plot_dir, model_, examples_,
                           r.partial ? fmt::format("after step {} (epoch {:.2f})", r.steps, r.position)
                                     : fmt::format("after epoch {} (step {})", r.epoch, r.steps));
@@ -134,14 +147,16 @@ class NmtTask final : public TrainTask {
     examples_ =
         attention_examples(read_parallel_split(co, CorpusSplit::valid, corpus_.src_vocab, corpus_.tgt_vocab), 4);
   }
-  static EpochRecord epoch_record(const ValidationRecord& r) {
-    EpochRecord e;
-    const double tok = std::max(1.0, r.train[kTok]);
-    e.epoch = r.position, e.steps = r.steps, e.lr = r.lr;
-    e.train_objective = r.train[kObj] / tok, e.train_kl = r.train[kKl] / tok;
-    e.valid_nll = figure(r.valid.figures, "nll"), e.valid_elbo = figure(r.valid.figures, "elbo");
-    e.valid_kl = figure(r.valid.figures, "kl"), e.valid_kl_gap = figure(r.valid.figures, "kl_gap");
-    return e;
+  // learning-curves.svg and kl.svg (tasks/nmt/plots.hpp), per target token.
+  static const std::vector<CurvePicture>& learning_curves() {
+    static const std::vector<CurvePicture> pictures = {
+        {"learning-curves.svg", "bounds per target token", "nats",
+         {train_curve("train −objective", "objective", "tokens", -1), valid_curve("valid −log p(y|x)", "nll"),
+          valid_curve("valid −ELBO", "elbo", -1)}},
+        {"kl.svg", "KL terms per target token", "nats",
+         {valid_curve("valid KL gap (log p − ELBO)", "kl_gap"), valid_curve("valid KL(q‖p)", "kl"),
+          train_curve("train KL(q‖p)", "kl", "tokens")}}};
+    return pictures;
   }
 
   const NmtTrainOptions& opt_;
@@ -161,13 +176,9 @@ RunIdentity NmtTask::identity() const {
   const Seq2SeqConfig& m = opt_.model;
   RunIdentity id{{"--attn", variant_info(m.attn).name},
                  {"--score", enum_name(kNmtScoreNames, m.score)},
-                 {"--emb-size", exact(m.emb)},
-                 {"--hidden-size", exact(m.hidden)},
-                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)},
-                 {"--attn-size", exact(m.attn_size)},
-                 {"--inf-hidden", exact(m.inf_hidden)},
-                 {"--layers", exact(m.layers)},
-                 {"--dropout", exact(m.dropout)}};
+                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)}};
+  const RunIdentity sizes = option_identity(nmt_model_options(), m);
+  id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());
   id.insert(id.end(), {{"--src", opt_.corpus.src_lang},
@@ -184,17 +195,16 @@ RunIdentity NmtTask::identity() const {
 
 }  // namespace
 
-NmtTrainSummary train_nmt(const NmtTrainOptions& opt) {
+TrainResult train_nmt(const NmtTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   NmtTask task(opt);
-  const LoopSummary s = train_loop("nmt", opt.loop, task, lock);
-  NmtTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.seconds = s.seconds, out.tokens_per_second = s.units_per_second;
-  out.best_valid = nmt_figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.stop_epoch = s.stop_epoch;
-  out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches, out.resume_state = s.resume_state;
-  out.best_epoch = s.kept_position, out.stop_reason = s.stop_reason;
-  return out;
+  TrainResult r("nmt", train_loop("nmt", opt.loop, task, lock));
+  r.about = {{"attn", JsonValue(variant_info(opt.model.attn).name)}};
+  r.best_epoch = r.loop.kept_position;
+  const Figures& kept = r.loop.kept.figures;
+  r.best = {{"valid_ppl", figure(kept, "ppl")}, {"valid_elbo", figure(kept, "elbo")},
+            {"valid_kl_gap", figure(kept, "kl_gap")}};
+  return r;
 }
 
 }  // namespace lava

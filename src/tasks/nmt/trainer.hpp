@@ -12,6 +12,8 @@
 #include "tasks/nmt/model_file.hpp"
 #include "tasks/nmt/seq2seq.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
+#include "train/train_result.hpp"
 
 namespace lava {
 
@@ -32,20 +34,9 @@ struct NmtTrainOptions {
   std::string plot_dir;      // learning curves and attention pictures after every validation (tasks/nmt/plots.hpp)
 };
 
-struct NmtTrainSummary {
-  int64_t steps = 0;
-  int epochs = 0;
-  double best_epoch = 0;         // where the best-model file's model was made (epoch.fraction)
-  double seconds = 0, tokens_per_second = 0;
-  NmtEvalFigures best_valid;     // of the model in the best-model file
-  bool stopped_on_nan = false;
-  int stop_signal = 0;           // SIGINT or SIGTERM if a signal stopped the run
-  int stop_epoch = 0;            // where the run stopped: the epoch in progress
-  int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
-  std::string resume_state;      // the resume state last written ("" = none)
-  std::string stop_reason;       // "patience", "epochs", "max-steps", "max-minutes", "signal" or "nan"
-};
+// The model's size options (Seq2SeqConfig): `lava train --task nmt` adds them, and they are part of a run's identity.
+const OptionTable<Seq2SeqConfig>& nmt_model_options();
 
-NmtTrainSummary train_nmt(const NmtTrainOptions& opt);
+TrainResult train_nmt(const NmtTrainOptions& opt);
 
 }  // namespace lava

@@ -4,9 +4,6 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
-#include "tasks/model_file_checks.hpp"
 
 namespace lava {
 
@@ -108,54 +105,6 @@ SeqVaeEvalFigures evaluate_seqvae(SeqVae& model, const ParallelSplit& split, con
   for (double& v : f.kl_per_dim) v /= n;
   f.active_units = count_active_units(sums.mu.data(), sums.sentences, Z, opt.au_threshold, &f.mu_variance);
   return f;
-}
-
-namespace {
-
-// The sizes the constructor allocates by, each where the file's tensors hold it (SeqVae's parameter names).
-std::vector<SizeInTensor> sizes_in_tensors(const SeqVaeConfig& c) {
-  std::vector<SizeInTensor> s = {
-      {"vocab", c.vocab, "emb", 0},
-      {"emb", c.emb, "emb", 1},
-      {"hidden", c.hidden, "decoder/l0/W_hh", 0},
-      {"latent", c.latent, "posterior/mu/W", 1},
-      {"layers", c.layers, "decoder/l" + std::to_string(c.layers - 1) + "/W_hh", -1},
-  };
-  if (c.dec_attn == DecoderAttention::soft && c.score == SeqVaeScore::additive)
-    s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
-  if (c.encoder == SeqVaeEncoder::transformer) {
-    s.push_back({"tf_layers", c.tf_layers, "encoder/l" + std::to_string(c.tf_layers - 1) + "/qkv/W", -1});
-    if (c.ff > 0) s.push_back({"ff", c.ff, "encoder/l0/ff1/W", 1});
-  }
-  return s;
-}
-
-}  // namespace
-
-void save_seqvae(const std::string& path, const SeqVae& model, const Vocab& vocab, const std::string& lang,
-                 std::map<std::string, std::string> extra) {
-  std::map<std::string, std::string> meta = model.config().to_metadata();
-  meta["vocab_tokens"] = vocab.to_text();
-  meta["lang"] = lang;
-  meta["format"] = kModelFormat;
-  for (auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
-}
-
-LoadedSeqVae load_seqvae(const std::string& path) {
-  LoadedSeqVae m;
-  // The metadata decides the architecture; the parameters are then checked against it by name and shape.
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  expect_model_format(m.metadata, path);
-  const SeqVaeConfig cfg = SeqVaeConfig::from_metadata(m.metadata, path);
-  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
-  m.vocab = Vocab::from_text(m.metadata["vocab_tokens"], path);
-  m.lang = m.metadata["lang"];
-  if (m.vocab.size() != cfg.vocab) throw input_error(path, 0, "the vocabulary size does not match the embedding table");
-  m.model = std::make_unique<SeqVae>(cfg);
-  assign_params(file, path, m.model->ps);
-  return m;
 }
 
 }  // namespace lava

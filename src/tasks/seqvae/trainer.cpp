@@ -4,16 +4,42 @@
 #include <cmath>
 
 #include "core/json.hpp"
+#include "tasks/seqvae/model_file.hpp"
 #include "train/loop.hpp"
 
 namespace lava {
 
-void add_seqvae_figures(JsonLine& j, const SeqVaeEvalFigures& f) {
-  j.add("elbo", f.elbo).add("recon", f.recon).add("kl", f.kl);
-  j.add("elbo_per_token", f.elbo_per_token).add("recon_per_token", f.recon_per_token);
-  j.add("kl_per_token", f.kl_per_token).add("ppl_bound", f.ppl_bound);
-  j.add("iw", f.iw).add("ppl_iw", f.ppl_iw).add("active_units", f.active_units).add("latent", f.latent);
-  j.add("sentences", f.sentences).add("tokens", f.tokens).add("samples", f.samples);
+const OptionTable<SeqVaeConfig>& seqvae_model_options() {
+  using C = SeqVaeConfig;
+  static const OptionTable<C> table = {
+      {"latent-size", &C::latent, 1, 65536, "dimensions of z"},
+      {"emb-size", &C::emb, 1, 65536, "word embedding size"},
+      {"hidden-size", &C::hidden, 2, 65536, "encoder memory and decoder state size (even: two directions)"},
+      {"attn-size", &C::attn_size, 1, 65536, "additive score hidden size"},
+      {"layers", &C::layers, 1, 16, "LSTM layers (BiLSTM encoder and decoder)"},
+      {"heads", &C::heads, 1, 1024, "transformer: attention heads (divide --hidden-size)"},
+      {"tf-layers", &C::tf_layers, 1, 64, "transformer: encoder layers"},
+      {"ff-size", &C::ff, 0, 1 << 20, "transformer: feed-forward size (0 = 4 x hidden)"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on embeddings, between layers, before the output"},
+  };
+  return table;
+}
+
+Figures seqvae_line_figures(const SeqVaeEvalFigures& f) {
+  return {{"elbo", f.elbo},
+          {"recon", f.recon},
+          {"kl", f.kl},
+          {"elbo_per_token", f.elbo_per_token},
+          {"recon_per_token", f.recon_per_token},
+          {"kl_per_token", f.kl_per_token},
+          {"ppl_bound", f.ppl_bound},
+          {"iw", f.iw},
+          {"ppl_iw", f.ppl_iw},
+          {"active_units", double(f.active_units)},
+          {"latent", double(f.latent)},
+          {"sentences", double(f.sentences)},
+          {"tokens", double(f.tokens)},
+          {"samples", double(f.samples)}};
 }
 
 namespace {
@@ -21,20 +47,10 @@ namespace {
 // SeqVaeEvalFigures as named scalars for the resume state and back; the per-dimension vectors as kl_per_dim.d and
 // mu_variance.d.
 Figures figures_of(const SeqVaeEvalFigures& f) {
-  Figures out = {{"sentences", double(f.sentences)},
-                 {"tokens", double(f.tokens)},
-                 {"samples", double(f.samples)},
-                 {"elbo", f.elbo},
-                 {"recon", f.recon},
-                 {"kl", f.kl},
-                 {"elbo_per_token", f.elbo_per_token},
-                 {"recon_per_token", f.recon_per_token},
-                 {"kl_per_token", f.kl_per_token},
-                 {"ppl_bound", f.ppl_bound},
-                 {"iw", f.iw},
-                 {"ppl_iw", f.ppl_iw},
-                 {"active_units", double(f.active_units)},
-                 {"latent", double(f.latent)}};
+  // The line's figures with its last three, the counts (sentences, tokens, samples), first: the resume state's order.
+  const Figures line = seqvae_line_figures(f);
+  Figures out(line.end() - 3, line.end());
+  out.insert(out.end(), line.begin(), line.end() - 3);
   for (size_t d = 0; d < f.kl_per_dim.size(); ++d) out.emplace_back(fmt::format("kl_per_dim.{}", d), f.kl_per_dim[d]);
   for (size_t d = 0; d < f.mu_variance.size(); ++d)
     out.emplace_back(fmt::format("mu_variance.{}", d), f.mu_variance[d]);
@@ -57,6 +73,16 @@ SeqVaeEvalFigures seqvae_figures_of(const Figures& figures) {
   }
   return f;
 }
+
+// One validation: where the run stood, its training averages since the previous validation, and the figures.
+struct SeqVaeEpochRecord {
+  double epoch = 0;  // (e − 1) + batches done / batches in epoch e
+  int64_t steps = 0;
+  double seconds = 0, lr = 0, kl_weight = 0;
+  double train_loss = 0, train_recon = 0, train_kl = 0;  // per sentence
+  SeqVaeEvalFigures valid;
+  bool best = false, partial = false;
+};
 
 // Sums of a training step: the loss, reconstruction and KL (summed over sentences) and the sentences.
 enum SeqVaeSum { kLoss, kRecon, kKl, kSentences };
@@ -132,7 +158,7 @@ class SeqVaeTask final : public TrainTask {
     j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
     j.add("kl_weight", e.kl_weight).add("free_bits", opt_.free_bits);
     j.add("train_loss", e.train_loss).add("train_recon", e.train_recon).add("train_kl", e.train_kl);
-    add_seqvae_figures(j, v);
+    for (const auto& [name, value] : seqvae_line_figures(v)) j.add(name, value);
     j.add("kl_per_dim", v.kl_per_dim).add("best", e.best);
     if (e.partial) j.add("partial", true);
     line.text = fmt::format(
@@ -155,29 +181,24 @@ class SeqVaeTask final : public TrainTask {
     for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
       for (const SentencePair& p : *pairs) h.add_vector(p.tgt);
     const SeqVaeConfig& m = opt_.model;
-    return {{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
-            {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
-            {"--score", enum_name(kSeqVaeScoreNames, m.score)},
-            {"--latent-size", exact(m.latent)},
-            {"--emb-size", exact(m.emb)},
-            {"--hidden-size", exact(m.hidden)},
-            {"--attn-size", exact(m.attn_size)},
-            {"--layers", exact(m.layers)},
-            {"--heads", exact(m.heads)},
-            {"--tf-layers", exact(m.tf_layers)},
-            {"--ff-size", exact(m.ff)},
-            {"--dropout", exact(m.dropout)},
-            {"--kl-anneal", exact(opt_.kl_anneal)},
-            {"--free-bits", exact(opt_.free_bits)},
-            {"--eval-batch-size", exact(opt_.eval.batch_size)},
-            {"--valid-samples", exact(opt_.eval.samples)},
-            {"--au-threshold", exact(opt_.eval.au_threshold)},
-            {"--lang", opt_.data.lang},
-            {"--max-len", exact(opt_.data.max_len)},
-            {"--min-freq", exact(opt_.vocab.min_freq)},
-            {"--max-vocab", exact(opt_.vocab.max_vocab)},
-            {"data", fmt::format("{} train and {} valid sentences, vocabulary {}, hash {}", corpus_.train.pairs.size(),
-                                 corpus_.valid.pairs.size(), corpus_.tgt_vocab.size(), h.hex())}};
+    RunIdentity id{{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
+                   {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
+                   {"--score", enum_name(kSeqVaeScoreNames, m.score)}};
+    const RunIdentity sizes = option_identity(seqvae_model_options(), m);
+    id.insert(id.end(), sizes.begin(), sizes.end());
+    id.insert(id.end(), {{"--kl-anneal", exact(opt_.kl_anneal)},
+                         {"--free-bits", exact(opt_.free_bits)},
+                         {"--eval-batch-size", exact(opt_.eval.batch_size)},
+                         {"--valid-samples", exact(opt_.eval.samples)},
+                         {"--au-threshold", exact(opt_.eval.au_threshold)},
+                         {"--lang", opt_.data.lang},
+                         {"--max-len", exact(opt_.data.max_len)},
+                         {"--min-freq", exact(opt_.vocab.min_freq)},
+                         {"--max-vocab", exact(opt_.vocab.max_vocab)},
+                         {"data", fmt::format("{} train and {} valid sentences, vocabulary {}, hash {}",
+                                              corpus_.train.pairs.size(), corpus_.valid.pairs.size(),
+                                              corpus_.tgt_vocab.size(), h.hex())}});
+    return id;
   }
 
  private:
@@ -197,19 +218,19 @@ class SeqVaeTask final : public TrainTask {
 
 }  // namespace
 
-SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt) {
+TrainResult train_seqvae(const SeqVaeTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   SeqVaeTask task(opt);
   const LoopSummary s = train_loop("seqvae", opt.loop, task, lock);
-  SeqVaeTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_position;
-  out.seconds = s.seconds, out.tokens_per_second = s.units_per_second;
-  out.best_valid = seqvae_figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
-  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
-  out.stop_reason = s.stop_reason;
-  for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r, opt.kl_anneal));
-  return out;
+  TrainResult r("seqvae", s);
+  const SeqVaeConfig& m = opt.model;
+  r.about = {{"encoder", JsonValue(enum_name(kSeqVaeEncoderNames, m.encoder))},
+             {"dec_attn", JsonValue(enum_name(kDecoderAttentionNames, m.dec_attn))},
+             {"kl_anneal", JsonValue(opt.kl_anneal)},
+             {"free_bits", JsonValue(opt.free_bits)}};
+  r.best_epoch = s.kept_position;
+  r.best = seqvae_line_figures(seqvae_figures_of(s.kept.figures));
+  return r;
 }
 
 }  // namespace lava

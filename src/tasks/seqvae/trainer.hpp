@@ -10,10 +10,10 @@
 
 #include "tasks/seqvae/eval.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
+#include "train/train_result.hpp"
 
 namespace lava {
-
-class JsonLine;
 
 struct SeqVaeTrainOptions {
   SeqVaeDataOptions data;
@@ -25,35 +25,13 @@ struct SeqVaeTrainOptions {
   SeqVaeEvalOptions eval;       // validation: batch size, samples, active-unit threshold (seed set from the loop's)
 };
 
-// One validation: where the run stood, its training averages since the previous validation, and the figures.
-struct SeqVaeEpochRecord {
-  double epoch = 0;  // (e − 1) + batches done / batches in epoch e
-  int64_t steps = 0;
-  double seconds = 0, lr = 0, kl_weight = 0;
-  double train_loss = 0, train_recon = 0, train_kl = 0;  // per sentence
-  SeqVaeEvalFigures valid;
-  bool best = false, partial = false;
-};
+// The model's size options (SeqVaeConfig): `lava train --task seqvae` adds them, and they are part of a run's identity.
+const OptionTable<SeqVaeConfig>& seqvae_model_options();
 
-struct SeqVaeTrainSummary {
-  int64_t steps = 0;
-  int epochs = 0;
-  double best_epoch = 0;
-  double seconds = 0, tokens_per_second = 0;
-  SeqVaeEvalFigures best_valid;
-  bool stopped_on_nan = false;
-  int stop_signal = 0;
-  int stop_epoch = 0;            // where the run stopped: the epoch in progress
-  int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
-  std::string resume_state;     // the resume state last written ("" = none)
-  std::string stop_reason;       // "patience", "epochs", "max-steps", "max-minutes", "signal" or "nan"
-  std::vector<SeqVaeEpochRecord> history;
-};
+TrainResult train_seqvae(const SeqVaeTrainOptions& opt);
 
-SeqVaeTrainSummary train_seqvae(const SeqVaeTrainOptions& opt);
-
-// The JSON object of a validation line (also used by the eval command for its row): elbo, recon, kl (per sentence),
-// their _per_token forms, ppl_bound, iw, ppl_iw, active_units, latent, sentences, tokens, samples.
-void add_seqvae_figures(JsonLine& j, const SeqVaeEvalFigures& f);
+// The figures of a validation line and of the done line, in their order: elbo, recon, kl (per sentence), their
+// _per_token forms, ppl_bound, iw, ppl_iw, active_units, latent, sentences, tokens, samples.
+Figures seqvae_line_figures(const SeqVaeEvalFigures& f);
 
 }  // namespace lava

@@ -1,8 +1,7 @@
 #include "tasks/vqa/model_file.hpp"
 
 #include "core/check.hpp"
-#include "nn/checkpoint.hpp"
-#include "nn/safetensors.hpp"
+#include "tasks/model_file.hpp"
 #include "tasks/model_file_checks.hpp"
 
 namespace lava {
@@ -19,7 +18,7 @@ std::vector<SizeInTensor> sizes_in_tensors(const VqaConfig& c) {
       {"mlp", c.mlp, "answer_mlp/out/W", 0},
       {"answers", c.answers, "answer_mlp/out/W", 1},
   };
-  if (c.attn != AttnVariant::none) s.push_back({"attn_size", c.attn_size, "prior/W1", 1});
+  if (variant_info(c.attn).attends) s.push_back({"attn_size", c.attn_size, "prior/W1", 1});
   if (variant_info(c.attn).uses_q) s.push_back({"answer_emb", c.answer_emb, "inference/answer_emb", 1});
   return s;
 }
@@ -31,24 +30,21 @@ void save_vqa(const std::string& path, const VqaModel& model, const Vocab& words
   std::map<std::string, std::string> meta = model.config().to_metadata();
   meta["words_vocab_tokens"] = words.to_text();
   meta["answer_list"] = answers.to_text();
-  meta["format"] = kModelFormat;
-  for (const auto& [k, v] : extra) meta[k] = v;
-  save_params(path, model.ps, meta);
+  save_model_file(path, model.ps, std::move(meta), extra);
 }
 
 LoadedVqa load_vqa(const std::string& path) {
   LoadedVqa m;
-  const SafetensorsFile file = load_safetensors(path);
-  m.metadata = file.metadata;
-  expect_model_format(m.metadata, path);
+  const ModelFile file(path);
+  m.metadata = file.metadata();
   const VqaConfig cfg = VqaConfig::from_metadata(m.metadata, path);
-  check_sizes_against_tensors(file, path, sizes_in_tensors(cfg));
+  check_sizes_against_tensors(file.safetensors(), path, sizes_in_tensors(cfg));
   m.words = Vocab::from_text(m.metadata["words_vocab_tokens"], path);
   m.answers = AnswerVocab::from_text(m.metadata["answer_list"], path);
   if (m.words.size() != cfg.words || m.answers.size() != cfg.answers)
     throw input_error(path, 0, "vocabulary sizes do not match the model's embedding and output tables");
   m.model = std::make_unique<VqaModel>(cfg);
-  assign_params(file, path, m.model->ps);
+  file.assign(m.model->ps);
   return m;
 }
 

@@ -8,27 +8,6 @@
 
 namespace lava {
 
-void write_vqa_learning_curves(const std::string& dir, std::string_view title,
-                               const std::vector<VqaEpochRecord>& history) {
-  std::filesystem::create_directories(dir);
-  Series train_obj{"train −objective", {}, {}}, nll{"valid −log p(y|x)", {}, {}}, elbo{"valid −ELBO", {}, {}};
-  Series acc{"valid accuracy", {}, {}}, prior{"valid region acc (prior)", {}, {}};
-  Series post{"valid region acc (posterior)", {}, {}};
-  for (const VqaEpochRecord& r : history) {
-    for (Series* s : {&train_obj, &nll, &elbo, &acc, &prior, &post}) s->x.push_back(r.epoch);
-    train_obj.y.push_back(-r.train_objective);
-    nll.y.push_back(r.valid_nll);
-    elbo.y.push_back(-r.valid_elbo);
-    acc.y.push_back(r.valid_accuracy);
-    prior.y.push_back(r.valid_region_acc_prior);
-    post.y.push_back(r.valid_region_acc_posterior);
-  }
-  write_line_plot(dir + "/learning-curves.svg", fmt::format("{}: bounds per question", title), "epoch", "nats",
-                  {train_obj, nll, elbo});
-  write_line_plot(dir + "/accuracy.svg", fmt::format("{}: validation accuracy", title), "epoch", "share",
-                  {acc, prior, post});
-}
-
 RegionImage region_image(const VqaSplit& split, int image) {
   const RegionFeatures& f = *split.features;
   const int R = f.num_regions(), D = f.dim();

@@ -17,12 +17,9 @@
 #include <vector>
 
 #include "tasks/vqa/model.hpp"
-#include "tasks/vqa/trainer.hpp"
+#include "tasks/vqa/eval.hpp"
 
 namespace lava {
-
-void write_vqa_learning_curves(const std::string& dir, std::string_view title,
-                               const std::vector<VqaEpochRecord>& history);
 
 // The first `count` questions of the split, under the model's current parameters (no dropout); `caption` says
 // which model (e.g. "best epoch 3").

@@ -10,9 +10,23 @@
 #include "tasks/vqa/plots.hpp"
 #include "core/check.hpp"
 #include "core/stop_signal.hpp"
+#include "train/learning_curves.hpp"
 #include "train/loop.hpp"
 
 namespace lava {
+
+const OptionTable<VqaConfig>& vqa_model_options() {
+  using C = VqaConfig;
+  static const OptionTable<C> table = {
+      {"emb-size", &C::emb, 1, 65536, "question word embedding size"},
+      {"hidden-size", &C::hidden, 1, 65536, "question LSTM and region projection size"},
+      {"attn-size", &C::attn_size, 1, 65536, "hidden size of the prior's and q's MLP scorers"},
+      {"mlp-size", &C::mlp, 1, 65536, "hidden size of the answer MLP"},
+      {"answer-emb", &C::answer_emb, 1, 65536, "q: answer embedding size"},
+      {"dropout", &C::dropout, 0, 0.95, "dropout on the answer MLP's hidden layer"},
+  };
+  return table;
+}
 
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f) {
   if (std::isnan(f.nll)) return f.accuracy;  // no validation answer was seen in training: nothing has a likelihood
@@ -50,18 +64,6 @@ VqaEvalFigures vqa_figures_of(const Figures& figures) {
 // Sums of a training step: the objective, KL(q‖p), H(q) and H(p) (summed over questions; the last three 0 without
 // q, and over the questions with a known answer only), the questions with a known answer, and all questions.
 enum VqaSum { kObj, kKl, kQEntropy, kPriorEntropy, kKnown, kQuestions };
-
-VqaEpochRecord epoch_record(const ValidationRecord& r) {
-  const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
-  VqaEpochRecord e;
-  e.epoch = r.position, e.steps = r.steps, e.seconds = r.seconds, e.lr = r.lr;
-  const double n = std::max(1.0, r.train[kQuestions]);
-  e.train_objective = r.train[kObj] / n, e.train_kl = r.train[kKl] / n;
-  e.valid_nll = v.nll, e.valid_accuracy = v.accuracy, e.valid_elbo = v.elbo, e.valid_kl = v.kl;
-  e.valid_kl_gap = v.kl_gap, e.valid_region_acc_prior = v.region_acc_prior;
-  e.valid_region_acc_posterior = v.region_acc_posterior;
-  return e;
-}
 
 class VqaTask final : public TrainTask {
  public:
@@ -129,12 +131,13 @@ class VqaTask final : public TrainTask {
 
   ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
     const VqaEvalFigures v = vqa_figures_of(r.valid.figures);
-    const VqaEpochRecord e = epoch_record(r);
+    const double questions = std::max(1.0, r.train[kQuestions]), train_objective = r.train[kObj] / questions;
+    const double train_kl = r.train[kKl] / questions;
     ReportLine line;
     JsonLine& j = line.json;
     j.add("event", "epoch").add("task", "vqa").add("attn", variant_info(cfg_.attn).name);
-    j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds).add("lr", e.lr);
-    j.add("train_objective", e.train_objective).add("train_kl", e.train_kl);
+    j.add("epoch", r.position).add("steps", r.steps).add("seconds", r.seconds).add("lr", r.lr);
+    j.add("train_objective", train_objective).add("train_kl", train_kl);
     j.add("valid_nll", v.nll).add("valid_accuracy", v.accuracy).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
     j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
@@ -145,16 +148,15 @@ class VqaTask final : public TrainTask {
     line.text = fmt::format(
         "epoch {:.2f}  steps {}  {:.0f}s  lr {:.2e}  train obj {:.4f} kl {:.4f} | valid nll {:.4f} acc {:.4f} elbo "
         "{:.4f} kl {:.4f} gap {:.4f} H(p) {:.3f} region p {:.3f} post {:.3f}{}",
-        e.epoch, e.steps, e.seconds, e.lr, e.train_objective, e.train_kl, v.nll, v.accuracy, v.elbo, v.kl, v.kl_gap,
+        r.position, r.steps, r.seconds, r.lr, train_objective, train_kl, v.nll, v.accuracy, v.elbo, v.kl, v.kl_gap,
         v.entropy, v.region_acc_prior, v.region_acc_posterior, r.best ? "  (best)" : "");
     return line;
   }
 
   void write_plots(const ValidationRecord&, const std::vector<ValidationRecord>& history) override {
     if (opt_.plot_dir.empty()) return;
-    std::vector<VqaEpochRecord> curves;
-    for (const ValidationRecord& h : history) curves.push_back(epoch_record(h));
-    write_vqa_learning_curves(opt_.plot_dir, fmt::format("vqa {}", variant_info(cfg_.attn).name), curves);
+    write_learning_curves(opt_.plot_dir, fmt::format("vqa {}", variant_info(cfg_.attn).name), sum_names(), history,
+                          learning_curves());
   }
 
   std::string progress_text(const std::vector<double>& sums, int64_t, double units_per_second) const override {
@@ -162,6 +164,18 @@ class VqaTask final : public TrainTask {
   }
 
   RunIdentity identity() const override;
+
+  // learning-curves.svg and accuracy.svg (tasks/vqa/plots.hpp).
+  static const std::vector<CurvePicture>& learning_curves() {
+    static const std::vector<CurvePicture> pictures = {
+        {"learning-curves.svg", "bounds per question", "nats",
+         {train_curve("train −objective", "objective", "questions", -1), valid_curve("valid −log p(y|x)", "nll"),
+          valid_curve("valid −ELBO", "elbo", -1)}},
+        {"accuracy.svg", "validation accuracy", "share",
+         {valid_curve("valid accuracy", "accuracy"), valid_curve("valid region acc (prior)", "region_acc_prior"),
+          valid_curve("valid region acc (posterior)", "region_acc_posterior")}}};
+    return pictures;
+  }
 
   // The attention pictures of the best model (the one this session kept, else the best-model file's).
   void plot_best(int kept_epoch) {
@@ -220,13 +234,9 @@ RunIdentity VqaTask::identity() const {
     }
   }
   const VqaConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name},
-                 {"--emb-size", exact(m.emb)},
-                 {"--hidden-size", exact(m.hidden)},
-                 {"--attn-size", exact(m.attn_size)},
-                 {"--mlp-size", exact(m.mlp)},
-                 {"--answer-emb", exact(m.answer_emb)},
-                 {"--dropout", exact(m.dropout)}};
+  RunIdentity id{{"--attn", variant_info(m.attn).name}};
+  const RunIdentity sizes = option_identity(vqa_model_options(), m);
+  id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());
   id.push_back({"--eval-batch-size", exact(opt_.eval_batch_size)});
@@ -239,20 +249,18 @@ RunIdentity VqaTask::identity() const {
 
 }  // namespace
 
-VqaTrainSummary train_vqa(const VqaTrainOptions& opt) {
+TrainResult train_vqa(const VqaTrainOptions& opt) {
   const SaveLock lock(opt.loop.save);
   VqaTask task(opt);
   const LoopSummary s = train_loop("vqa", opt.loop, task, lock);
   task.plot_best(s.kept_epoch);
-  VqaTrainSummary out;
-  out.steps = s.steps, out.epochs = s.epochs, out.best_epoch = s.kept_epoch;
-  out.seconds = s.seconds, out.questions_per_second = s.units_per_second;
-  out.best_valid = vqa_figures_of(s.kept.figures);
-  out.stopped_on_nan = s.stopped_on_nan, out.stop_signal = s.stop_signal, out.resume_state = s.resume_state;
-  out.stop_epoch = s.stop_epoch, out.stop_batch = s.stop_batch, out.stop_batches = s.stop_batches;
-  out.stop_reason = s.stop_reason;
-  for (const ValidationRecord& r : s.history) out.history.push_back(epoch_record(r));
-  return out;
+  TrainResult r("vqa", s);
+  r.about = {{"attn", JsonValue(variant_info(opt.model.attn).name)}};
+  r.best_epoch = s.kept_epoch, r.units = "questions";
+  const Figures& kept = s.kept.figures;
+  r.best = {{"valid_nll", figure(kept, "nll")}, {"valid_accuracy", figure(kept, "accuracy")},
+            {"valid_elbo", figure(kept, "elbo")}, {"valid_kl_gap", figure(kept, "kl_gap")}};
+  return r;
 }
 
 }  // namespace lava

@@ -12,6 +12,8 @@
 #include "tasks/vqa/eval.hpp"
 #include "tasks/vqa/model.hpp"
 #include "train/loop_options.hpp"
+#include "train/option_row.hpp"
+#include "train/train_result.hpp"
 
 namespace lava {
 
@@ -31,33 +33,13 @@ struct VqaTrainOptions {
   int plot_questions = 6;    // how many validation questions get an attention picture
 };
 
-// One epoch (or the part of one a run stopped in). Figures are per question.
-struct VqaEpochRecord {
-  double epoch = 0;  // (e − 1) + batches done / batches in epoch e
-  int64_t steps = 0;
-  double seconds = 0, lr = 0, train_objective = 0, train_kl = 0;
-  double valid_nll = 0, valid_accuracy = 0, valid_elbo = 0, valid_kl = 0, valid_kl_gap = 0;
-  double valid_region_acc_prior = 0, valid_region_acc_posterior = 0;
-};
-
-struct VqaTrainSummary {
-  int64_t steps = 0;
-  int epochs = 0, best_epoch = 0;
-  double seconds = 0, questions_per_second = 0;
-  VqaEvalFigures best_valid;
-  bool stopped_on_nan = false;
-  int stop_signal = 0;            // SIGINT or SIGTERM if a signal stopped the run
-  int stop_epoch = 0;            // where the run stopped: the epoch in progress
-  int64_t stop_batch = 0, stop_batches = 0;  // batches of it done, of this many
-  std::string resume_state;       // the resume state last written ("" = none)
-  std::string stop_reason;       // "patience", "epochs", "max-steps", "max-minutes", "signal" or "nan"
-  std::vector<VqaEpochRecord> history;
-};
-
 // The per-question validation criterion (larger is better) of a variant; the accuracy when no validation answer
 // has a likelihood (all unseen in training).
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f);
 
-VqaTrainSummary train_vqa(const VqaTrainOptions& opt);
+// The model's size options (VqaConfig): `lava train --task vqa` adds them, and they are part of a run's identity.
+const OptionTable<VqaConfig>& vqa_model_options();
+
+TrainResult train_vqa(const VqaTrainOptions& opt);
 
 }  // namespace lava

@@ -1,0 +1,46 @@
+#pragma once
+// The tasks of `lava train` and `lava eval`. A task is its folder under src/tasks/, its commands (a TaskCommands,
+// in cli/cmd_<task>.cpp) and one line in task_registry.cpp; dispatch, --task's help and the sweep's list of tasks
+// and of their training options all come from here.
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command_line.hpp"
+
+namespace lava {
+
+struct TaskCommands {
+  const char* name;
+  // The task's `lava train` command line, its options declared (--task is added by the registry), not yet parsed.
+  std::unique_ptr<CommandLine> (*train_command_line)();
+  int (*train)(const CommandLine& parsed);  // trains; returns the exit code
+  std::unique_ptr<CommandLine> (*eval_command_line)();
+  int (*eval)(const CommandLine& parsed);
+};
+
+class TaskRegistry {
+ public:
+  // The first task is the default of --task. An empty or repeated name is a std::invalid_argument.
+  explicit TaskRegistry(std::vector<TaskCommands> tasks);
+  // UsageError "unknown task 'x' (nmt, vqa, ...)" for a name not registered.
+  const TaskCommands& find(const std::string& name) const;
+  const TaskCommands& default_task() const { return tasks_.front(); }
+  std::vector<std::string> names() const;
+  std::string names(std::string_view separator) const;  // "nmt, vqa, ..." with separator ", "
+
+ private:
+  std::vector<TaskCommands> tasks_;
+};
+
+const TaskRegistry& task_registry();
+
+enum class TaskVerb { train, eval };
+// `lava train` / `lava eval`: the task --task names (the default task without it) parses and runs the whole line.
+int run_task_command(const TaskRegistry& tasks, TaskVerb verb, int argc, char** argv);
+// The long option names (without "--") `lava train --task TASK` accepts; UsageError for an unknown task.
+std::set<std::string> train_option_names(const TaskRegistry& tasks, const std::string& task);
+
+}  // namespace lava

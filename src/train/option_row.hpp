@@ -1,0 +1,36 @@
+#pragma once
+// Options as rows, one per option of an options struct S: its command-line name (its key in the run's identity is
+// "--name" too), the field it sets, its accepted range, its help, and whether a resumed run must repeat it. The
+// default is the field's value in a default-made S, so it is written once, in the struct. The command line
+// (cli/option_table.hpp) and the run's identity (option_identity) both derive from the rows.
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "train/run_identity.hpp"
+
+namespace lava {
+
+template <class S>
+struct OptionRow {
+  const char* name;
+  std::variant<int S::*, int64_t S::*, double S::*, float S::*> field;
+  double lo, hi;  // the accepted range, inclusive
+  const char* help;
+  bool identity = true;  // a resumed run must repeat it (false: it may change between sessions)
+};
+
+template <class S>
+using OptionTable = std::vector<OptionRow<S>>;
+
+// ("--name", exact value) of every row that belongs to the run's identity, in table order.
+template <class S>
+RunIdentity option_identity(const OptionTable<S>& table, const S& values) {
+  RunIdentity id;
+  for (const OptionRow<S>& row : table)
+    if (row.identity)
+      std::visit([&](auto field) { id.emplace_back(std::string("--") + row.name, exact(values.*field)); }, row.field);
+  return id;
+}
+
+}  // namespace lava
