@@ -2,7 +2,7 @@
 """An independent float64 PyTorch implementation of LAVA's translation model (and of its VQA model and sequence VAE:
 VqaModel, SeqVaeModel below), to cross-check LAVA step for step.
 
-Written from /work/shared/docs/paper-notes.md (§1.1-§1.4, §1.6, §1.7) and README.md's formulas. LAVA's C++ was read
+Written from src/method.md (§1, §2, §4) and README.md's formulas. LAVA's C++ was read
 only for parameter names, layouts and conventions:
   - a linear map is x W (+ b) with W stored (in, out); LSTM gates are the columns [i | f | g | o] of x W_ih + h W_hh + b;
   - a bidirectional LSTM has hidden/2 units per direction, outputs [forward ; backward]; the backward direction reads
@@ -10,7 +10,7 @@ only for parameter names, layouts and conventions:
   - the loss of a batch is -(sum over real target tokens of the per-token objective) / (sentences in the batch);
   - Adam (beta 0.9, 0.999, eps 1e-8, bias-corrected) on gradients clipped by global norm, factor min(1, clip/norm).
 
-The model (paper-notes §1.1): memory x_1..x_S from a BiLSTM over source embeddings; a decoder LSTM whose input at
+The model (src/method.md §1): memory x_1..x_S from a BiLSTM over source embeddings; a decoder LSTM whose input at
 step j is [emb(y_{j-1}) ; c_{j-1}], c = sum_i p(z=i) x_i the soft context under the prior, initial state zeros;
 prior p(z_j=i) = softmax_i v^T tanh(W_q h_j + W_k x_i) (or (h W) . x_i, h . x_i); f(x, z=i) =
 softmax(W_gen tanh(W_h h_j + b + W_x x_i) + b_gen); q(z_j=i | x, y) = softmax_i (W h^tgt_j) . h^src_i from two

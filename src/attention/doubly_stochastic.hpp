@@ -1,5 +1,5 @@
 #pragma once
-// Show, Attend and Tell's doubly stochastic attention penalty (Xu et al. 2015 §4.2.1, paper-notes §11):
+// Show, Attend and Tell's doubly stochastic attention penalty (Xu et al. 2015 §4.2.1; method.md §3.2):
 //   P = Σ_b Σ_i (1 − Σ_t m_bt α_bti)²
 // for attention weights α (B, T, S) and the token mask m (B, T) given as a constant of shape (B, T, S) (m_bt
 // repeated over i). It pushes every position to be attended about once over a caption. Composed of existing ops

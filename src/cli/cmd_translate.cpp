@@ -40,7 +40,7 @@ int cmd_translate(int argc, char** argv) {
                  "outside the model's vocabulary read as <unk>), into one line per input line: the best beam-search\n"
                  "hypothesis, tokens joined by spaces and BPE \"@@ \" markers joined. An empty line gives an empty line.\n"
                  "Each step's word distribution is the exact marginal over source positions under the prior for\n"
-                 "latent variants (log sum_i p(z=i) f(x,e_i)), and f(x, E_p z) for soft/none (paper-notes 1.7).\n"
+                 "latent variants (log sum_i p(z=i) f(x,e_i)), and f(x, E_p z) for soft/none (src/method.md §4.2).\n"
                  "Hypotheses are ranked by log-probability (with the EOS penalty) / ((5+|Y|)/6)^alpha.\n"
                  "Without --output (or with --output -) the translations go to stdout. A regular file is replaced atomically;\n"
                  "a symlink is followed and its target replaced; a FIFO or a device (/dev/stdout) is written into.");

@@ -4,7 +4,7 @@
 //   BP   = exp(1 − r/c) if c < r else 1          (c = Σ|hyp|, r = Σ|ref|: corpus totals, not per sentence)
 //   BLEU = 100 · BP · exp(¼ Σ_n log p_n),  and 0 as soon as any p_n is 0 (multi-bleu's log(0) = −9999999999).
 // Tokens are compared as byte strings; lowercasing and BPE merging ("@@ " removal) are the caller's job,
-// as in the paper's pipeline (paper-notes §1.7). An independent Python copy lives in tools/multi_bleu_check.py.
+// as in the paper's pipeline (method.md §4.2). An independent Python copy lives in tools/multi_bleu_check.py.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // Dirichlet distributions over the last axis: reparameterised samples and the closed-form KL divergence.
-// The relaxed attention of the paper [paper-notes §1.5]: q = Dir(α_q), prior Dir(α_p), z ~ q by rsample, KL analytic.
+// The relaxed attention of the paper [method.md §2.3]: q = Dir(α_q), prior Dir(α_p), z ~ q by rsample, KL analytic.
 #include "autodiff/tape.hpp"
 #include "core/rng.hpp"
 

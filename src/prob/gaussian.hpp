@@ -2,7 +2,7 @@
 // Diagonal Gaussians N(μ, σ²): reparameterised samples and the closed-form KL, both elementwise (sum over the axes
 // you need afterwards). Parameterised by the standard deviation σ > 0; a network that predicts log σ composes exp.
 // Parameters broadcast like binary ops (prob/broadcast.hpp): a fixed σ of shape () spreads over every element.
-// Used by the Gaussian-context baseline [paper-notes §9] and, in log space, by the log-normal BAM variant.
+// Used by the Gaussian-context baseline [method.md §2.3] and, in log space, by the log-normal BAM variant.
 #include "autodiff/tape.hpp"
 #include "core/rng.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Linear-chain CRF over K states (K = 2 for the segmentation attention of Structured Attention Networks,
-// [paper-notes §8]): for each batch row b with length L = lengths[b] (N when lengths is nullptr),
+// [method.md §2.5]): for each batch row b with length L = lengths[b] (N when lengths is nullptr),
 //   score(z) = Σ_{i<L} unary[b, i, z_i] + Σ_{i<L−1} θ_i(z_i, z_{i+1}),   p(z) = exp(score(z) − log Z),
 // with θ_i = pairwise[b, i] for pairwise (B, N−1, K, K), or the same pairwise (K, K) at every position.
 // Positions i ≥ L are padding: they take no part in the chain, their marginals are 0 and get no gradient.

@@ -1,5 +1,5 @@
 #pragma once
-// Log-normal distributions: log S ~ N(μ, σ²). The second BAM posterior [paper-notes §7]: q = LogNormal(μ_q, σ_q²) with
+// Log-normal distributions: log S ~ N(μ, σ²). The second BAM posterior [method.md §2.3]: q = LogNormal(μ_q, σ_q²) with
 // μ_q = φ − σ_q²/2 so that E_q[S] = exp(φ), prior LogNormal(μ_p, σ_p²), attention = S/ΣS = softmax(μ_q + σ_q ε).
 // A log-normal is the image of a Gaussian under exp, so both ops are the Gaussian ones read through that map:
 // sampling composes exp, and the KL is unchanged by a bijection of the sample space. An attention variant that

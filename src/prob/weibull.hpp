@@ -1,6 +1,6 @@
 #pragma once
 // Weibull(k, λ) samples by inversion and the closed-form KL(Weibull ‖ Gamma) of Bayesian Attention Modules
-// [paper-notes §7]: unnormalised attention weights S ~ Weibull(k, λ) with a Gamma(α, β) prior (β a rate).
+// [method.md §2.3]: unnormalised attention weights S ~ Weibull(k, λ) with a Gamma(α, β) prior (β a rate).
 // Parameters broadcast like binary ops (prob/broadcast.hpp): a scalar k or β of shape () spreads over (B, T, S).
 #include "autodiff/tape.hpp"
 #include "core/rng.hpp"

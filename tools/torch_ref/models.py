@@ -112,7 +112,7 @@ class NmtModel:
 
 
 class VqaModel:
-    """The VQA model (paper-notes §1.6, §3; README "VQA-style experiment"): one query per question (T = 1), the R
+    """The VQA model (src/method.md §3.1; README "VQA-style experiment"): one query per question (T = 1), the R
     regions as the candidates: x~ = the question LSTM's state after the last word, x_i = relu(W_r r_i + b_r),
     p(z=i) = softmax_i w^T tanh(W1 x_i + W2 x~) (`none`: uniform), f(x, z=i) = softmax(W_g relu(W_q x~ + b_q + W_x x_i)
     + b_g), q(z=i | y) = softmax_i u^T tanh(U1 (x_i * relu(V1 h_y)) + U2 (x~ * relu(V2 h_y))), h_y the answer's

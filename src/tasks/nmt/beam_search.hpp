@@ -1,5 +1,5 @@
 #pragma once
-// Decoding for the translation model (paper-notes §1.7, as the authors' Translator/Beam ran it).
+// Decoding for the translation model (method.md §4.2, as the authors' decoder ran it).
 //
 // Each step's word distribution is the exact marginal under the prior, log p(y_j = v) = logsumexp_s [log p(z_j = s)
 // + log f(x, e_s)_v] for every latent variant, and log f(x, E_p z)_v for soft/none (Seq2Seq::next_word_log_probs);

@@ -1,5 +1,5 @@
 #pragma once
-// The translation model of the paper (paper-notes §1.1, as the authors coded it), for every attention variant:
+// The translation model of the paper (method.md §1, as the authors coded it), for every attention variant:
 //   encoder   bidirectional LSTM over source embeddings -> memory x_1..x_S (B, S, H) (or, as a diagnostic,
 //             x_i = tanh(W e(x_i) + b): Seq2SeqConfig::encoder)
 //   decoder   LSTM; input at step j = [emb(y_{j−1}); c_{j−1}] where c_{j−1} = Σ_i p(z_{j−1} = i) x_i is the soft
@@ -11,7 +11,7 @@
 // Because input feeding uses the soft context, a sampled or enumerated z_j never changes later decoder states, so
 // the per-token marginal Σ_i p(z_j = i) f_i is exact with O(S) enumeration per token.
 //
-// Decoding (paper-notes §1.7) runs the same decoder step as training, one token at a time: encode() once per batch
+// Decoding (method.md §4.2) runs the same decoder step as training, one token at a time: encode() once per batch
 // of source sentences, initial_state(), then decoder_step() and next_word_log_probs() per output position, for a
 // set of hypotheses of which each reads one source sentence (hypothesis n reads sentence n / K, K hypotheses per
 // sentence; the teacher-forced forward is the case K = 1 with the reference tokens as inputs).
@@ -102,7 +102,7 @@ class Seq2Seq {
   // ---- incremental decoding (the teacher-forced forward runs these same steps) ----
   // Encoder memory, scorer keys and U for the batch's source side (batch.src, src_len, src_mask, B, S).
   EncodedSource encode(Ctx& c, const Batch& batch) const;
-  // Zero state for N hypotheses (the decoder starts from zeros, paper-notes §1.1).
+  // Zero state for N hypotheses (the decoder starts from zeros, as the authors' did).
   DecoderState initial_state(Ctx& c, int N) const;
   // One step for N = enc.B · K hypotheses; hypothesis n reads source sentence n / K and was fed prev_tokens[n]
   // (<bos> at the first step): input [emb(y_{j−1}); c_{j−1}] -> LSTM stack -> prior over source positions.

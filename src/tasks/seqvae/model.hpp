@@ -1,6 +1,6 @@
 #pragma once
 // A sequence VAE whose decoder attends to the encoder states (the seed document's model; Bowman et al. 2016 with
-// the attention of Bahuleyan et al. 2018, paper-notes §9), for `lava train --task seqvae`:
+// the attention of Bahuleyan et al. 2018; method.md §3.3), for `lava train --task seqvae`:
 //   encoder   BiLSTM (final forward state ‖ first backward state) or a pre-norm Transformer (masked mean) over the
 //             sentence X = x_1..x_S -> memory (B, S, H) and a summary u (B, H)
 //   q(z|X)    N(μ, diag σ²), μ = u W_μ + b_μ, log σ = u W_σ + b_σ; a global z of size Z; prior p(z) = N(0, I)

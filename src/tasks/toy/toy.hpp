@@ -1,5 +1,5 @@
 #pragma once
-// The toy of the paper's §2–3 (paper-notes §6), in double precision: one observation, K attention states.
+// The toy of the paper's §2–3 (method.md §3.4), in double precision: one observation, K attention states.
 //   features x_i (K×D), prior scores s (K), p = softmax(s)
 //   f(c) = softmax(W2 tanh(W1 c + b1) + b2) over C labels, observed label y
 //   log_p_soft  = log f(Σ_i p_i x_i)_y                (average the features, then predict)

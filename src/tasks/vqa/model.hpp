@@ -1,5 +1,5 @@
 #pragma once
-// The VQA model of the paper (paper-notes §1.6, §3), for every attention variant (attention/variant.hpp), with one
+// The VQA model of the paper (method.md §3.1), for every attention variant (attention/variant.hpp), with one
 // query per question (T = 1) and the R regions of its image as the candidates (S = R):
 //   question  x̃ = h_L, the last state of a one-layer LSTM over the question's word embeddings        (B, H)
 //   regions   x_i = relu(W_r r_i + b_r), a learned projection of region i's features r_i            (B, R, H)
