@@ -178,6 +178,14 @@ TEST_CASE("cli: sweep limits through lava itself: seed range at int64's top, -1,
   CHECK(r.code == 0);
   CHECK(lines_of(r.out).size() == 11000);
   CHECK(r.out.find(" --max-runs 11000\n") != std::string::npos);  // each exec expands the sweep with the same limit
+  // Seeds past 2^53 keep every digit in every format of sweep plan (a double would make these two one seed).
+  for (const char* format : {"json", "csv"}) {  // the plain format lists commands, not seeds
+    r = plan("big.ini", "data = corpus\nseeds = 9007199254740993, 9007199254740992\n", std::string("--format ") + format);
+    CAPTURE(format);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("9007199254740993") != std::string::npos);
+    CHECK(r.out.find("9007199254740992") != std::string::npos);
+  }
   r = plan("threads.ini", "data = corpus\ngrid.threads = 1, 2\n");
   CHECK(r.code == 1);
   CHECK(r.err.find("threads.ini:2: \"threads\" cannot be a grid key") != std::string::npos);

@@ -95,7 +95,7 @@ int sweep_plan(int argc, char** argv) {
   for (const SweepGrid& g : f.grid) t.add_column(g.key);
   t.add_column("dir").add_column("command");
   for (const SweepRun& r : runs) {
-    std::vector<Cell> row{Cell(r.index), Cell(r.id), Cell(r.seed)};
+    std::vector<Cell> row{Cell(r.index), Cell(r.id), Cell::integer(r.seed)};
     for (const auto& kv : r.grid) row.emplace_back(kv.second);
     row.emplace_back(r.dir);
     row.emplace_back(command(r));

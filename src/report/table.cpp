@@ -71,6 +71,8 @@ std::string Table::render_table() const {
     for (size_t c = 0; c < ncol; ++c) {
       if (const double* x = std::get_if<double>(&rows_[r][c].value)) {
         text[r][c] = format_cell(columns_[c].spec, *x);
+      } else if (const int64_t* i = std::get_if<int64_t>(&rows_[r][c].value)) {
+        text[r][c] = std::to_string(*i);
       } else {
         text[r][c] = std::get<std::string>(rows_[r][c].value);
         numeric[c] = false;
@@ -95,12 +97,13 @@ std::string Table::render_table() const {
   out += std::string(total, '-') + '\n';
   for (size_t r = 0; r < rows_.size(); ++r)
     line([&](size_t c) -> const std::string& { return text[r][c]; },
-         [&](size_t c) { return std::holds_alternative<double>(rows_[r][c].value); });
+         [&](size_t c) { return rows_[r][c].is_number(); });
   return out;
 }
 
 std::string Table::cell_text(size_t r, size_t c) const {
   if (const double* x = std::get_if<double>(&rows_[r][c].value)) return fmt::format(fmt::runtime(columns_[c].spec), *x);
+  if (const int64_t* i = std::get_if<int64_t>(&rows_[r][c].value)) return std::to_string(*i);
   return std::get<std::string>(rows_[r][c].value);
 }
 
@@ -118,7 +121,7 @@ std::string Table::render_markdown() const {
   out += "\n|";
   for (size_t c = 0; c < columns_.size(); ++c) {
     bool numeric = !rows_.empty();
-    for (const auto& row : rows_) numeric = numeric && std::holds_alternative<double>(row[c].value);
+    for (const auto& row : rows_) numeric = numeric && row[c].is_number();
     out += numeric ? "---:|" : "---|";
   }
   out += '\n';
@@ -136,6 +139,7 @@ std::string Table::render_json() const {
     JsonLine j;
     for (size_t c = 0; c < columns_.size(); ++c) {
       if (const double* x = std::get_if<double>(&row[c].value)) j.add(columns_[c].name, *x);
+      else if (const int64_t* i = std::get_if<int64_t>(&row[c].value)) j.add(columns_[c].name, *i);
       else j.add(columns_[c].name, std::get<std::string>(row[c].value));
     }
     out += j.str() + '\n';
@@ -167,6 +171,7 @@ std::string Table::render_csv() const {
     for (size_t c = 0; c < columns_.size(); ++c) {
       if (c) out += ',';
       if (const double* x = std::get_if<double>(&row[c].value)) out += fmt::format("{}", *x);  // round-trip digits
+      else if (const int64_t* i = std::get_if<int64_t>(&row[c].value)) out += std::to_string(*i);
       else append_csv_field(out, std::get<std::string>(row[c].value));
     }
     out += '\n';

@@ -4,6 +4,7 @@
 //   json : one JSON object per row per line, numbers at full round-trip precision (for scripts)
 //   csv  : header line, then rows; RFC 4180 quoting; numbers at full round-trip precision
 #include <cstdio>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -18,15 +19,23 @@ enum class OutputFormat { table, json, csv };
 OutputFormat parse_output_format(std::string_view s);
 std::string_view to_string(OutputFormat f);
 
-// One table cell: text, or a number (NaN prints as "nan" in table/csv and null in json).
+// One table cell: text, or a number (NaN prints as "nan" in table/csv and null in json). Numbers are doubles, shown
+// at their column's precision; Cell::integer keeps a whole number exact in every format (a seed past 2^53 would not
+// survive a double) and prints it with all its digits.
 struct Cell {
-  std::variant<std::string, double> value;
+  std::variant<std::string, double, int64_t> value;
   Cell(std::string s) : value(std::move(s)) {}
   Cell(const char* s) : value(std::string(s)) {}
   Cell(double x) : value(x) {}
   template <class T>
     requires std::is_arithmetic_v<T> && (!std::is_same_v<T, bool>)
   Cell(T x) : value(static_cast<double>(x)) {}
+  static Cell integer(int64_t x) {
+    Cell c(0.0);
+    c.value = x;
+    return c;
+  }
+  bool is_number() const { return !std::holds_alternative<std::string>(value); }
 };
 
 class Table {
