@@ -76,16 +76,19 @@ class Tape {
   Var<T> make_output(const Shape& s, const Vs&... inputs) {
     return make(s, (inputs.needs_grad() || ...));
   }
-  // A constant or a leaf filled from `data` (copied into the arena).
+  // A constant or a leaf filled from `data` (copied into the arena). `s` may be another node's shape (x.shape()),
+  // which make() can move when the node list grows: its size is read before.
   Var<T> input(const Shape& s, const T* data, bool needs_grad = false) {
+    const int64_t n = s.numel();
     Var<T> v = make(s, needs_grad);
-    std::memcpy(v.val(), data, sizeof(T) * size_t(s.numel()));
+    std::memcpy(v.val(), data, sizeof(T) * size_t(n));
     return v;
   }
   Var<T> full(const Shape& s, T value, bool needs_grad = false) {
+    const int64_t n = s.numel();
     Var<T> v = make(s, needs_grad);
     T* p = v.val();
-    for (int64_t i = 0; i < s.numel(); ++i) p[i] = value;
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
     return v;
   }
   // A node over memory the tape does not own (a parameter and its gradient accumulator, or a view of a node).
