@@ -77,3 +77,15 @@ inline CliResult run_bash(const std::string& script) {
   std::remove(body.c_str());
   return r;
 }
+
+// "ulimit -v KB; " before a command, to bound the memory a child may map; empty under AddressSanitizer, whose shadow
+// memory reserves terabytes of address space before main runs, so that any such limit stops the sanitized binary at
+// start: there the command's timeout alone bounds it.
+inline std::string memory_limit(long kb) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)kb;
+  return "";
+#else
+  return "ulimit -v " + std::to_string(kb) + "; ";
+#endif
+}

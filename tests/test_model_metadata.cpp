@@ -96,7 +96,7 @@ TEST_CASE("model metadata cli: a hand-edited size is one line naming the file, b
                                             {"format", "99", "model format \"99\" is not supported"}}) {
     CAPTURE(key);
     const std::string bad = with_metadata(f.model_path, key, value);
-    const CliResult r = run_bash("ulimit -v 1000000; timeout 20 " + lava_bin() + " " + f.eval(bad));
+    const CliResult r = run_bash(memory_limit(1000000) + "timeout 20 " + lava_bin() + " " + f.eval(bad));
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK(r.err_lines() == 1);

@@ -18,7 +18,7 @@ namespace {
 
 // `lava ARGS` under 1 GB of address space and 10 s: a read of /dev/zero or an endless pipe ends in a few seconds.
 CliResult run_lava_bounded(const std::string& args) {
-  return run_bash("ulimit -v 1000000; timeout 10 " + lava_bin() + " " + args);
+  return run_bash(memory_limit(1000000) + "timeout 10 " + lava_bin() + " " + args);
 }
 
 void expect_one_line_naming(const CliResult& r, const std::string& path, const std::string& problem) {
@@ -117,7 +117,7 @@ TEST_CASE("read limits cli: every reader refuses /dev/zero with one line naming 
 
 TEST_CASE("read limits cli: an endless pipe stops at the format's limit; metrics.jsonl is streamed") {
   // <(yes) never ends: the config reader stops one byte past 1 MiB.
-  CliResult r = run_bash("ulimit -v 1000000; timeout 10 " + lava_bin() + " toy --config <(yes)");
+  CliResult r = run_bash(memory_limit(1000000) + "timeout 10 " + lava_bin() + " toy --config <(yes)");
   CHECK(r.code == 1);
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("larger than 1 MiB, the limit for a settings file") != std::string::npos);
@@ -136,7 +136,7 @@ TEST_CASE("read limits cli: an endless pipe stops at the format's limit; metrics
   metrics += R"({"event":"done","valid_ppl":7.25,"nan":false})" "\n";
   REQUIRE(metrics.size() > 23000000);
   write_text(run + "/metrics.jsonl", metrics);
-  r = run_bash("ulimit -v 100000; timeout 20 " + lava_bin() + " report --metrics ppl --format csv " + run);
+  r = run_bash(memory_limit(100000) + "timeout 20 " + lava_bin() + " report --metrics ppl --format csv " + run);
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(r.out.find("7.25") != std::string::npos);

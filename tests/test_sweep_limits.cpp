@@ -148,7 +148,7 @@ TEST_CASE("cli: sweep limits through lava itself: seed range at int64's top, -1,
   auto plan = [&](const std::string& name, const std::string& text, const std::string& more = "") {
     write_text(d.file(name), text);
     // Bounded: the seed range at int64's top used to loop until memory ran out.
-    return run_captured("ulimit -v 4000000; timeout 30 " + lava_bin() + " sweep plan " + d.file(name) + " " + more);
+    return run_captured(memory_limit(4000000) + "timeout 30 " + lava_bin() + " sweep plan " + d.file(name) + " " + more);
   };
   CliResult r = plan("top.ini", "data = corpus\nseeds = 9223372036854775807-9223372036854775807\n");
   CHECK(r.code == 0);
