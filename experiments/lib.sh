@@ -6,7 +6,8 @@ LAVA=${LAVA:-$REPO/build/lava}
 # GNU OpenMP spin-waits between parallel regions by default; on a shared 2-core machine a spinning thread
 # steals the core another process (or our own second thread) needs, and runs get several times slower.
 # A short spin (GOMP_SPINCOUNT) before sleeping still catches the next of a step's many small parallel regions
-# (~575 a soft-attention step): about 10 % faster on two threads than sleeping at once (README, "Measuring speed").
+# (~575 a soft-attention step): about 10 % faster on two threads than sleeping at once
+# (experiments/results/speed/README.md, "Threads and waiting").
 export OMP_WAIT_POLICY=passive
 export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-20000}
 
@@ -310,9 +311,9 @@ full_train_args() {
 # corpus small enough that every row of the table converges overnight on 2 cores: every 5th training pair
 # (CONVERGED_TRAIN_EVERY; 35,293 pairs from all 100 packages), pairs up to 20 tokens (1,061 updates an epoch at
 # batch 32), vocabulary 4,000 a side, emb 64, hidden 128, attention and inference network 64, dropout 0.2, Adam 3e-3,
-# parameters uniform in ±0.3 (README, "The var-enum question"); validation on the whole valid split. Sized by a
-# probe on 40,000 pairs: soft stopped on patience at epoch 17, var-enum was still improving at epoch 14 (README,
-# "Sizing a converged table").
+# parameters uniform in ±0.3 (experiments/results/paper-tables/README.md, var-enum on lava data synth); validation on the whole valid split. Sized by a
+# probe on 40,000 pairs: soft stopped on patience at epoch 17, var-enum was still improving at epoch 14 (experiments/results/paper-tables/README.md,
+# "Sizing the converged tables").
 CONVERGED_TRAIN_EVERY=5
 CONVERGED_VALID_PAIRS=0
 converged_train_args() {
