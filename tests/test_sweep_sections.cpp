@@ -8,6 +8,7 @@
 #include "check_input_error.hpp"
 #include "cli_runner.hpp"
 #include "core/check.hpp"
+#include "sweep/slurm_script.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "temp_dir.hpp"
@@ -189,4 +190,14 @@ TEST_CASE("cli: lava sweep plan --scale: the scale's runs; a bad scale or an eva
   CHECK(r.code == 1);
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find(d.file("s.ini") + ":3: unknown section") != std::string::npos);
+}
+
+TEST_CASE("sweep sections: the Slurm script's tasks run the scale it was written for") {
+  const SweepFile medium = parse(kTable, "medium");
+  SlurmOptions o;
+  o.lava = "/opt/lava";
+  const std::string s = slurm_array_script(medium, expand_sweep(medium), o);
+  CHECK(s.find("exec /opt/lava sweep exec /tmp/sw/table.ini --scale medium --run \"$run\"") != std::string::npos);
+  const SweepFile flat = parse("grid.attn = soft\n");
+  CHECK(slurm_array_script(flat, expand_sweep(flat), o).find("--scale") == std::string::npos);
 }
