@@ -228,9 +228,11 @@ int sweep_slurm(int argc, char** argv) {
 int sweep_exec(int argc, char** argv) {
   CommandLine cl("sweep exec", "lava sweep exec FILE [--scale S] --run ID [--threads T]",
                  std::string(kSweepAbout) +
-                     "\n\nRuns one run of FILE: skips it if finished, resumes it if it has a resume state, otherwise\n"
-                     "starts it. lava train runs in this process (a scheduler's SIGTERM reaches the trainer, which\n"
-                     "saves and exits 143). Exit code: 0 when finished, lava train's otherwise.");
+                     "\n\nRuns one run of FILE: skips it if finished and evaluated, resumes it if it has a resume state,\n"
+                     "otherwise starts it; then runs its evaluations that have no OUT/ID/eval/NAME.jsonl yet. lava train\n"
+                     "and lava eval run in this process (a scheduler's SIGTERM reaches the trainer, which saves and\n"
+                     "exits 143; an evaluation it stops runs again next time). Exit code: 0 when finished and\n"
+                     "evaluated, lava train's or the first failed evaluation's otherwise.");
   cl.options().add_options()("run", po::value<std::string>(), "the run's id (lava sweep plan lists them)");
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
