@@ -88,11 +88,16 @@ TEST_CASE("sweep evals: after training, each evaluation once; a stopped one alon
   CHECK(arg_after(args_of["other"], "--data") == "");  // its own data = other, in its config
   CHECK(read_file(r.dir + "/eval/other.ini") == "split = valid\ndata = other\n");
 
-  // The next session trains nothing and runs only the stopped evaluation.
+  // A session killed (SIGKILL, or SIGTERM's default action: no handler is installed while lava eval runs) in the
+  // middle of an evaluation leaves part of its output in NAME.jsonl.tmp, never NAME.jsonl.
+  write_text(r.dir + "/eval/k2.jsonl.tmp", "{\"split\":\"x\",\"na");
+  // The next session trains nothing and runs only the stopped evaluation, from its start.
   CHECK(run_sweep_task(f, r, {}, train, eval) == 0);
   CHECK(trained == 1);
   CHECK(evaluated == std::map<std::string, int>{{"test", 1}, {"k2", 2}, {"other", 1}});
   CHECK(run_complete(r));
+  CHECK(read_file(r.dir + "/eval/k2.jsonl") == "{\"split\":\"x\",\"name\":\"k2\"}\n");
+  CHECK_FALSE(std::filesystem::exists(r.dir + "/eval/k2.jsonl.tmp"));
   // Then the run is complete: nothing runs at all.
   CHECK(run_sweep_task(f, r, {}, train, eval) == 0);
   CHECK(trained == 1);
