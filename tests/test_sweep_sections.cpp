@@ -185,6 +185,12 @@ TEST_CASE("cli: lava sweep plan --scale: the scale's runs; a bad scale or an eva
   CHECK(r.code == 1);
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find(d.file("e.ini") + ":4: unknown option \"hidden-size\" for lava eval --task nmt") != std::string::npos);
+  // Captioning sweeps like every task, with its own training and evaluation options (alpha-reg is captioning's only).
+  write_text(d.file("c.ini"), "task = caption\ndata = scenes\ngrid.attn = soft, sat-hard\n[attn sat-hard]\nalpha-reg = 1\n"
+                              "[eval test]\nsplit = test\nlimit = 20\n");
+  r = run_lava("sweep plan " + d.file("c.ini") + " --format csv");
+  CHECK(r.code == 0);
+  CHECK(r.out.find(",sat-hard,test,") != std::string::npos);
   write_text(d.file("s.ini"), "data = corpus\ngrid.attn = soft\n[unknown thing]\n");
   r = run_lava("sweep slurm " + d.file("s.ini"));
   CHECK(r.code == 1);
