@@ -21,8 +21,9 @@
 //   [scale medium]                  # chosen with --scale medium: train options, grid.K, seeds and out replace
 //   hidden-size = 256               #   or add to those above (a changed option is a different run, id and all)
 //   out = runs/medium
-//   [attn var-dirichlet]            # runs whose grid value of attn is var-dirichlet: train options and seeds
-//   warm-start = 2122
+//   [attn var-dirichlet]            # runs whose grid value of attn is var-dirichlet: train options and seeds,
+//   warm-start = 2122               #   which win over the scale's and the lines above (two such sections of one
+//                                   #   row, [attn X] and [lr Y], may not set the same key)
 //   seeds = 1
 //   [scale medium, attn var-dirichlet]   # the same, at one scale only; its keys win over [attn var-dirichlet]'s
 //   warm-start = 4000
