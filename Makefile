@@ -234,7 +234,8 @@ FUZZ_LIB_SRC := src/core/atomic_file.cpp src/core/read_file.cpp src/core/quote_i
                 src/data/parallel_corpus.cpp src/data/vocab.cpp src/data/tokenize.cpp src/data/vqa_questions.cpp src/data/scenes.cpp \
                 src/data/scene_questions.cpp src/data/scene_captions.cpp \
                 src/data/alignment.cpp src/cli/config_file.cpp src/tasks/toy/params.cpp src/tasks/model_file_checks.cpp \
-                src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
+                src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_sections.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
+                src/sweep/run_evals.cpp src/sweep/redirected_command.cpp \
                 src/sweep/self_executable.cpp src/report/run_record.cpp src/report/run_table.cpp src/report/table.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
