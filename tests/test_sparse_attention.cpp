@@ -88,7 +88,8 @@ void spread_scores(Tiny& t, float scale) {
 }
 
 struct Run {
-  ObjectiveTerms terms;
+  ObjectiveTerms terms;  // its objective Var dies with the tape: read `objective`
+  double objective = 0;
   Vec grad;  // every parameter, in ParamStore order
 };
 
@@ -97,7 +98,8 @@ Run objective_and_gradient(Tiny& t, AttnVariant v) {
   Ctx c{tape, t.ps, true, CounterRng(1, 2), 0.f};
   Tiny::Built b = t.build(c);
   t.ps.zero_grad();
-  Run r{attention_objective(c, v, b.head, b.d, Tiny::y, Tiny::mask, ObjectiveOptions{}), {}};
+  Run r{attention_objective(c, v, b.head, b.d, Tiny::y, Tiny::mask, ObjectiveOptions{}), 0, {}};
+  r.objective = r.terms.objective.item();
   tape.backward(r.terms.objective);
   r.grad.assign(t.ps.grads(), t.ps.grads() + t.ps.size());
   return r;
@@ -140,14 +142,14 @@ TEST_CASE("sparse attention: objective, gradient, support and evaluation against
       VariantConfig cfg;
       cfg.sparse_alpha = alpha;
       Tiny t(v, cfg, 7);
-      spread_scores(t, 6.f);
+      spread_scores(t, 3.f);
       const Brute want = brute(t, var, alpha);
       REQUIRE(want.support < want.real_positions);  // the sparse distribution has zeros among the real positions
       REQUIRE(want.support > 3);                    // and more than one position somewhere
 
       const Run run = objective_and_gradient(t, v);
       CHECK(run.terms.value_sum == doctest::Approx(want.objective).epsilon(1e-5));
-      CHECK(run.terms.objective.item() == doctest::Approx(want.objective).epsilon(1e-5));
+      CHECK(run.objective == doctest::Approx(want.objective).epsilon(1e-5));
       CHECK(run.terms.support_sum == want.support);  // the count of nonzero weights over real tokens
       if (var) {
         CHECK(run.terms.kl_sum == doctest::Approx(want.kl).epsilon(1e-5));
@@ -230,15 +232,16 @@ Seq2SeqConfig synth_config(const ParallelCorpus& c, AttnVariant v, float alpha) 
   return cfg;
 }
 
-// `steps` Adam updates on the first 8 pairs (dropout `dropout`); the parameters after them and the objective sums.
-std::pair<std::vector<float>, std::vector<ObjectiveTerms>> train_steps(Seq2Seq& model, const ParallelCorpus& corpus,
-                                                                        int steps, float dropout) {
+// `steps` Adam updates on the first 8 pairs (dropout `dropout`): the parameters after them, and the objective's
+// value at each step (NaN where the loss was not finite).
+std::pair<std::vector<float>, std::vector<double>> train_steps(Seq2Seq& model, const ParallelCorpus& corpus, int steps,
+                                                               float dropout) {
   Adam<float> adam;
   adam.lr = 0.01f;
   Tape<float> tape;
   const std::vector<int> idx = {0, 1, 2, 3, 4, 5, 6, 7};
   const Batch batch = make_batch(corpus.train.pairs, idx);
-  std::vector<ObjectiveTerms> terms;
+  std::vector<double> values;
   for (int step = 0; step < steps; ++step) {
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(3, uint64_t(step)), dropout};
@@ -246,9 +249,9 @@ std::pair<std::vector<float>, std::vector<ObjectiveTerms>> train_steps(Seq2Seq& 
     Var<float> loss = affine(t.objective, -1.f / float(batch.B), 0.f);
     tape.backward(loss);
     adam.step(model.ps, clip_factor(grad_norm(model.ps), 5.f));
-    terms.push_back(t);
+    values.push_back(std::isfinite(loss.item()) ? t.value_sum : NAN);
   }
-  return {std::vector<float>(model.ps.values(), model.ps.values() + model.ps.size()), terms};
+  return {std::vector<float>(model.ps.values(), model.ps.values() + model.ps.size()), values};
 }
 
 }  // namespace
@@ -262,11 +265,11 @@ TEST_CASE("sparse attention: the translation model trains on synth data; objecti
       CAPTURE(alpha);
       Seq2Seq model(synth_config(corpus, v, alpha));
       model.ps.init_uniform(0.3f, 5);
-      const auto [params, terms] = train_steps(model, corpus, 20, 0.f);
+      const std::vector<double> values = train_steps(model, corpus, 20, 0.f).second;
       bool finite = true;
-      for (const ObjectiveTerms& t : terms) finite = finite && std::isfinite(t.objective.item());
+      for (double x : values) finite = finite && std::isfinite(x);
       CHECK(finite);
-      CHECK(terms.back().value_sum > terms.front().value_sum);
+      CHECK(values.back() > values.front());
       // After training: the objective of a batch equals its exact evaluation (no dropout), the bound holds, the
       // KL gap is KL(q ‖ posterior) per token, and the support is between 1 and the source length.
       const std::vector<int> rows = {0, 1, 2, 3, 4, 5};

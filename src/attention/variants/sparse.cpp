@@ -35,6 +35,14 @@ Var<float> sparse_distribution(Var<float> scores, float alpha, const float* toke
   return alpha == 1.5f ? entmax15(scores, excluded.data(), support) : sparsemax(scores, excluded.data(), support);
 }
 
+// Σ over real tokens of Φ (N): a padded query has an empty support and Φ = log 0 there, which it must not add.
+double real_token_sum(const std::vector<float>& phi, const float* token_mask) {
+  double s = 0;
+  for (size_t n = 0; n < phi.size(); ++n)
+    if (token_mask[n] != 0.f) s += double(token_mask[n]) * phi[n];
+  return s;
+}
+
 // Σ over real tokens of the support sizes: (B·T) sizes.
 double support_sum(const std::vector<int32_t>& support, const float* token_mask) {
   double s = 0;
@@ -78,7 +86,7 @@ class SparseMarginal : public AttentionVariant {
     ObjectiveTerms out;
     out.objective = support_marginal_objective(head.pair_rows(c), head.W_gen, head.b_gen, p, t.y, t.token_mask,
                                                phi.data(), support.data());
-    out.value_sum = masked_sum(phi.data(), t.token_mask, N);
+    out.value_sum = real_token_sum(phi, t.token_mask);
     out.support_sum = support_sum(support, t.token_mask);
     return out;
   }
@@ -87,6 +95,7 @@ class SparseMarginal : public AttentionVariant {
                              const float* token_mask, int kmax) const override {
     AttentionDists sparse = d;
     sparse.log_prior = log(sparse_distribution(d.scores, d.extra.cfg.sparse_alpha, token_mask, nullptr));
+    sparse.log_q = {};  // no inference network: the figures' q is p itself (ELBO = Jensen's bound)
     return enumerated_eval(c, *this, head, sparse, y, token_mask, kmax);
   }
 
@@ -112,7 +121,7 @@ class VarSparse : public AttentionVariant {
     ObjectiveTerms out;
     out.objective = support_elbo_objective(head.pair_rows(c), head.W_gen, head.b_gen, q, d.log_prior, t.y,
                                            t.token_mask, phi.data(), support.data());
-    out.value_sum = masked_sum(phi.data(), t.token_mask, N);
+    out.value_sum = real_token_sum(phi, t.token_mask);
     out.support_sum = support_sum(support, t.token_mask);
     sparse_q_sums(q.val(), d.log_prior.val(), t.token_mask, N, S, out);
     return out;
