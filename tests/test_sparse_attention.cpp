@@ -3,8 +3,8 @@
 // and 1.5-entmax found by bisection on their threshold: the training objective, its gradient (central differences of
 // the brute-force objective), the support sizes, and every evaluation figure; sparse-marginal's marginal against the
 // dense enumerated one with the sparse weights. Then the translation model end to end on `lava data synth` data: a
-// few Adam steps, the objective against the exact evaluation, the KL-gap identity, and the same bits with 1 and 2
-// threads.
+// few Adam steps, the objective against the exact evaluation, the KL-gap identity, the same bits with 1 and 2
+// threads, and `lava train` and `lava eval` reporting the support with every other figure.
 #include <doctest/doctest.h>
 #include <omp.h>
 #include <unistd.h>
@@ -13,6 +13,8 @@
 #include <cstring>
 
 #include "attention/attention_variant.hpp"
+#include "cli_runner.hpp"
+#include "core/json.hpp"
 #include "attention/objective_parts.hpp"
 #include "data/synth_task.hpp"
 #include "families_tiny.hpp"
@@ -310,4 +312,43 @@ TEST_CASE("sparse attention: training steps are bit-identical with 1 and 2 threa
     omp_set_num_threads(saved);
     CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
   }
+}
+
+TEST_CASE("sparse attention: lava train and lava eval report the support; --alpha takes 2 or 1.5 only") {
+  const std::string dir = synth_corpus(), model = dir + "/sparse.safetensors";
+  for (const char* name : {"sparse-marginal", "var-sparse"}) {
+    CAPTURE(name);
+    const std::string sizes = " --emb-size 8 --hidden-size 12 --attn-size 6 --inf-hidden 6 --batch-size 16 ";
+    CliResult r = run_lava("train --task nmt --data " + dir + " --attn " + name + " --alpha 1.5" + sizes +
+                           "--epochs 2 --save " + model + " --format json -q --threads 1");
+    REQUIRE(r.code == 0);
+    int epochs = 0;
+    for (const std::string& line : lines_of(r.out)) {
+      if (line.empty()) continue;
+      const JsonValue j = parse_json(line, "stdout");
+      if (j.at("event").str() != "epoch") continue;
+      ++epochs;
+      CHECK(j.at("support").number() >= 1);  // every real token has at least one position, at most its sentence
+      CHECK(j.at("support").number() <= 10);
+      CHECK(j.at("valid_support").number() >= 1);
+      CHECK(j.at("valid_support").number() <= 10);
+    }
+    CHECK(epochs == 2);
+    r = run_lava("eval -q --format json --split test --threads 1 --model " + model + " --data " + dir +
+                 " --bleu --beam 2 --gold-align " + dir + "/test.align");
+    REQUIRE(r.code == 0);
+    const JsonValue row = parse_json(lines_of(r.out).at(0), "stdout");
+    for (const char* key : {"nll", "elbo", "kl", "kl_gap", "kl_posterior", "entropy", "bleu", "aer_posterior"})
+      CHECK(std::isfinite(row.at(key).number()));
+    CHECK(row.at("support").number() >= 1);
+    CHECK(std::abs(row.at("kl_gap").number() - row.at("kl_posterior").number()) < 1e-4);
+    r = run_lava("eval -q --format json --split test --threads 1 --kmax 1 --model " + model + " --data " + dir);
+    REQUIRE(r.code == 0);
+    if (std::string(name) == "sparse-marginal")  // K-max keeps one position of the sparse prior
+      CHECK(parse_json(lines_of(r.out).at(0), "stdout").at("support").number() == 1);
+  }
+  const CliResult bad = run_lava("train --task nmt --data " + dir + " --attn sparse-marginal --alpha 1.7 --epochs 1");
+  CHECK(bad.code != 0);
+  CHECK(bad.err.find("--alpha") != std::string::npos);
+  CHECK(bad.err_lines() == 1);
 }
