@@ -148,6 +148,8 @@ CROSSCHECK_DIR  := $(BUILD)/crosscheck
 # The variants come from the registry (`lava crosscheck-dump --list-variants`: those the reference implements), each
 # with the mlp scorer and two layers, plus these runs ATTN:SCORE with one layer.
 CROSSCHECK_SCORES := soft:general marginal:dot var-enum:dot
+# The sparse variants again with 1.5-entmax (--alpha 1.5) in place of sparsemax, mlp scorer, two layers.
+CROSSCHECK_ENTMAX := sparse-marginal var-sparse
 crosscheck:
 	@$(MAKE) --no-print-directory deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
@@ -158,6 +160,10 @@ crosscheck:
 	  attn=$${run%%:*}; score=mlp; layers=2; case $$run in *:*) score=$${run#*:}; layers=1;; esac; \
 	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers $$layers --quiet \
 	    --out $(CROSSCHECK_DIR)/nmt-$$attn-$$score.safetensors || exit 1; \
+	done
+	@for attn in $(CROSSCHECK_ENTMAX); do \
+	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --alpha 1.5 --quiet \
+	    --out $(CROSSCHECK_DIR)/nmt-$$attn-entmax.safetensors || exit 1; \
 	done
 	@for attn in $$($(BUILD)/lava crosscheck-dump --task vqa --list-variants); do \
 	  $(BUILD)/lava crosscheck-dump --task vqa --attn $$attn --quiet --out $(CROSSCHECK_DIR)/vqa-$$attn.safetensors || exit 1; \

@@ -75,7 +75,8 @@ TEST_CASE("attention registry: a variant whose task is not supported is a usage 
   CHECK(usage_error("bam-weibull", "vqa") == "");
   CHECK(attn_variant_list("caption") == "soft|sat-hard|marginal|hard-enum|hard-sample|var-enum|var-sample");
   CHECK(attn_variant_list("nmt") ==
-        "none|soft|marginal|hard-enum|hard-sample|var-enum|var-sample|var-gumbel|var-rws|var-dirichlet|gauss-ctx|"
+        "none|soft|marginal|hard-enum|hard-sample|var-enum|var-sample|var-gumbel|var-rws|sparse-marginal|var-sparse|"
+        "var-dirichlet|gauss-ctx|"
         "bam-weibull|bam-lognormal|structured|sigmoid");
   CHECK(attn_variant_list("vqa") == attn_variant_list("nmt"));
   CHECK(attn_variant_help("nmt").find("sat-hard") == std::string::npos);

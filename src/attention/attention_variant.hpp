@@ -25,6 +25,10 @@ class AttentionVariant {
   const AttnVariantInfo& info() const { return info_; }
 
   virtual Var<float> weights(const AttentionDists& d) const { return exp(d.log_prior); }
+  // The latent distributions as the variant defines them, log-probabilities (B, T, S) with −∞ off a sparse support:
+  // what alignments, pictures and VQA's evaluation read. By default the model's categorical p and q.
+  virtual Var<float> prior_log_probs(const AttentionDists& d) const { return d.log_prior; }
+  virtual Var<float> q_log_probs(const AttentionDists& d) const { return d.log_q; }
 
   // t.y: (B, T) labels; t.token_mask: (B, T), 1 for real tokens (t.mask: the same, on the tape).
   virtual ObjectiveTerms objective(Ctx& c, const OutputHead& head, const AttentionDists& d,

@@ -71,7 +71,8 @@ ObjectiveTerms attention_objective(Ctx& c, AttnVariant v, const OutputHead& head
   } else {
     out = v->objective(c, head, d, t, opt);
   }
-  out.q_entropy_sum = entropies.q_entropy_sum, out.prior_entropy_sum = entropies.prior_entropy_sum;
+  if (!variant_info(v).sparse)  // a sparse q is not log_q's categorical: its variant sums its own entropies
+    out.q_entropy_sum = entropies.q_entropy_sum, out.prior_entropy_sum = entropies.prior_entropy_sum;
   return out;
 }
 
@@ -87,7 +88,7 @@ float moving_baseline_update(float baseline, const ObjectiveTerms& t, float deca
 
 void AttentionEvalSums::add(const AttentionEvalSums& o) {
   tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
-  entropy += o.entropy, q_entropy += o.q_entropy, mean_attn_log_lik += o.mean_attn_log_lik;
+  entropy += o.entropy, q_entropy += o.q_entropy, mean_attn_log_lik += o.mean_attn_log_lik, support += o.support;
   sampled = sampled || o.sampled;
   max_identity_error = std::max(max_identity_error, o.max_identity_error);
 }
@@ -95,7 +96,7 @@ void AttentionEvalSums::add(const AttentionEvalSums& o) {
 AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const float* log_q, const float* log_f,
                                  const float* soft_log_lik, const float* token_mask, int64_t N, int64_t S, int kmax) {
   AttentionEvalSums r;
-  const bool latent = variant_info(v).latent;
+  const bool latent = variant_info(v).latent, sparse = variant_info(v).sparse;
   std::vector<double> lp(static_cast<size_t>(S)), lq(static_cast<size_t>(S)), lf(static_cast<size_t>(S));
   std::vector<std::pair<double, int64_t>> order(static_cast<size_t>(S));
   for (int64_t n = 0; n < N; ++n) {
@@ -143,6 +144,7 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
     for (int64_t s = 0; s < S; ++s) {
       const double lqs = lq[size_t(s)] - qm - std::log(qz), q = std::exp(lqs);
       if (q == 0) continue;
+      if (sparse) r.support += 1;  // q (or the prior) of a sparse variant: its support
       const double lps = std::isinf(lp[size_t(s)]) ? -1e300 : lp[size_t(s)];  // K-max may cut a position q keeps
       elbo += q * (lf[size_t(s)] + lps - lqs);
       kl += q * (lqs - lps);

@@ -53,6 +53,7 @@ struct ObjectiveTerms {
   double kl_sum = 0;     // Σ KL(q ‖ p) over real tokens (0 without q)
   double q_entropy_sum = 0, prior_entropy_sum = 0;  // Σ H(q), Σ H(p) over real tokens (0 without q): collapse_monitor
   double sampled_words = 0, sampled_log_lik = 0;  // the moving-baseline estimator: sampled words, Σ log f over them
+  double support_sum = 0;  // sparse variants: Σ over real tokens of the support size of the trained distribution
 };
 
 // A batch's targets as every objective reads them.
@@ -84,6 +85,7 @@ struct AttentionEvalSums {
   bool sampled = false;           // log_lik is an importance-weighted estimate; no exact posterior (kl_posterior)
   double mean_attn_log_lik = 0;   // sampled variants: log f(x, Σ_i w_i e_i) at attention_weights() (the
                                   // deterministic predictor that decoding and accuracy use)
+  double support = 0;  // sparse variants (AttnVariantInfo::sparse): Σ over real tokens of |supp q|, q = p without q
   void add(const AttentionEvalSums& o);
 };
 

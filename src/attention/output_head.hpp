@@ -32,9 +32,9 @@ struct OutputHead {
   Var<float> log_f_context(Ctx& c, Var<float> context, const int32_t* y) const;
   // The full output distribution log f(x, Σ_s w e_s) over the vocabulary: (B, T, V) (decoding, small batches).
   Var<float> log_probs_weighted(Ctx& c, Var<float> w) const;
-
- private:
-  Var<float> pair_rows(Ctx& c) const;  // act(A_q + U_s) for every (b, t, s), after dropout: (B, T, S, Hd)
+  // act(A_q + U_s) for every (b, t, s), after dropout: (B, T, S, Hd), the output layer's input rows (the sparse
+  // variants gather their support's rows from it).
+  Var<float> pair_rows(Ctx& c) const;
 };
 
 }  // namespace lava

@@ -10,6 +10,9 @@
 //   var-sample   z ~ q, REINFORCE with the soft baseline, analytic KL
 //   var-gumbel   z̃ = softmax((log q + g)/τ), context X z̃, analytic KL (relaxed, Gumbel-softmax)
 //   var-rws      K samples from q, self-normalised weights (reweighted wake-sleep)
+// Sparse latent alignment (sparsemax, or 1.5-entmax with --alpha 1.5; sums over the support only):
+//   sparse-marginal  log Σ_{i∈supp p} p_i f(x, e_i), p = sparsemax(s)   exact marginal over the support
+//   var-sparse       Σ_{i∈supp q} q_i (log f_i − log q_i + log p_i), q sparse, p softmax   exact ELBO
 // The wider family:
 //   var-dirichlet  z ~ Dir(α_q), α from q's scores; E_q log f(x, X z) − KL(Dir(α_q) ‖ Dir(α_p))
 //   gauss-ctx      context c ~ N(μ = soft context, σ²), σ from μ; log f(x, c) − w·KL(N ‖ N(mean, I))
@@ -32,6 +35,8 @@ const AttentionVariant& marginal_attention();
 const AttentionVariant& hard_enum_attention();
 const AttentionVariant& hard_sample_attention();
 const AttentionVariant& var_enum_attention();
+const AttentionVariant& sparse_marginal_attention();
+const AttentionVariant& var_sparse_attention();
 const AttentionVariant& var_sample_attention();
 const AttentionVariant& var_gumbel_attention();
 const AttentionVariant& var_rws_attention();
@@ -54,6 +59,8 @@ const AttnVariantRegistry& attn_registry() {
       var_sample_attention(),
       var_gumbel_attention(),
       var_rws_attention(),
+      sparse_marginal_attention(),
+      var_sparse_attention(),
       var_dirichlet_attention(),
       gauss_ctx_attention(),
       bam_weibull_attention(),

@@ -29,6 +29,7 @@ struct AttnVariantInfo {
   bool marginal_warm_start = false;
   bool moving_baseline = false;  // the model keeps a moving-average reward baseline that the trainer updates
   bool crosscheck = false;       // tools/torch_reference.py recomputes it (`make crosscheck`)
+  bool sparse = false;  // a sparse p or q: training and evaluation report the mean support size ("support")
   // A variant that model files store as another's name plus a flag key set to "1" (the other's files carry "0").
   const char* stored_as = nullptr;
   const char* flag = nullptr;

@@ -21,6 +21,7 @@ struct VariantConfig {
   std::string gauss_prior = "mean";     // Gaussian context: N(mean of U, I) | N(0, I) ("zero")
   float crf_lambda = 2.f;               // linear-chain CRF: context Σ_i λ p_i U_i / Σ_i p_i
   int eval_samples = 10;                // sampled variants: K of the importance-weighted likelihood estimate
+  float sparse_alpha = 2.f;             // sparse variants: α of α-entmax, 2 (sparsemax) or 1.5
 
   // The keys variant v reads (AttentionVariant::write_config).
   void to_metadata(AttnVariant v, std::map<std::string, std::string>& meta) const;

@@ -66,6 +66,12 @@ std::string eval_json(const AttentionEvalSums& s, int64_t correct) {
   return j.str();
 }
 
+float sparse_alpha(const CommandLine& cl) {
+  const float alpha = float(cl.get_double("alpha", 1.5, 2));
+  if (alpha != 2.f && alpha != 1.5f) cl.fail("--alpha must be 2 (sparsemax) or 1.5");
+  return alpha;
+}
+
 // The variants of `task` that tools/torch_reference.py implements (AttnVariantInfo::crosscheck), joined by sep.
 std::string crosschecked_variants(std::string_view task, const char* sep) {
   std::string s;
@@ -131,6 +137,7 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.inf_hidden = int(cl.get_int("inf-hidden", 2, 4096));
   if (cfg.hidden % 2 || cfg.inf_hidden % 2) cl.fail("--hidden and --inf-hidden must be even");
   cfg.dropout = 0;
+  cfg.variant.sparse_alpha = sparse_alpha(cl);
   check_covered(cl, "nmt", cfg.attn);
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));
@@ -238,6 +245,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("samples", po::value<std::string>()->default_value("3"), "wake-sleep samples")                     //
       ("temperature", po::value<std::string>()->default_value("0.5"), "Gumbel-softmax temperature")        //
       ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //
+      ("alpha", po::value<std::string>()->default_value("2"), "sparse variants: 2 (sparsemax) | 1.5 (entmax)") //
       ("lr", po::value<std::string>()->default_value("3e-3"), "Adam learning rate")                    //
       ("clip", po::value<std::string>()->default_value("5"), "gradient clipping by global norm")       //
       ("init", po::value<std::string>()->default_value("0.5"), "initial parameters uniform in [-init, init]");

@@ -223,6 +223,10 @@ int eval_nmt_command(const CommandLine& cl) {
     row.emplace_back(f.nll_mean_attn);
     row.emplace_back(double(m.model->config().variant.eval_samples));
   }
+  if (variant_info(attn).sparse) {
+    t.add_column("support", ".3f");
+    row.emplace_back(f.support);
+  }
   if (bleu) {
     t.add_column("bleu", ".2f").add_column("beam");
     row.push_back(score.bleu);

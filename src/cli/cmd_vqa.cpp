@@ -198,6 +198,10 @@ int eval_vqa_command(const CommandLine& cl) {
     row.emplace_back(f.nll_mean_attn);
     row.emplace_back(double(m.model->config().variant.eval_samples));
   }
+  if (variant_info(m.model->config().attn).sparse) {
+    t.add_column("support", ".3f");
+    row.emplace_back(f.support);
+  }
   t.add_row(row);
   t.print(stdout, cl.common().format);
   return 0;

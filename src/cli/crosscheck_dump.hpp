@@ -72,6 +72,8 @@ std::vector<float> train_and_record(std::vector<NamedTensor>& out, ParamStore<fl
   return loss;
 }
 
+// --alpha: the sparse variants' α-entmax, 2 or 1.5.
+float sparse_alpha(const CommandLine& cl);
 int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path);
 int dump_seqvae(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path);
 

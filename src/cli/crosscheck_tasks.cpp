@@ -21,6 +21,7 @@ int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
   cfg.mlp = cfg.hidden + 1, cfg.answer_emb = cfg.emb - 1 > 0 ? cfg.emb - 1 : 1;  // sizes that differ, to catch swaps
   cfg.dropout = 0;
+  cfg.variant.sparse_alpha = sparse_alpha(cl);
   check_covered(cl, "vqa", cfg.attn);
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));

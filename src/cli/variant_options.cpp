@@ -36,6 +36,7 @@ const OptionTable<VariantConfig>& variant_table() {
       {"sigma-q", &V::sigma_q, 1e-4, 1e3, "BAM log-normal: posterior sigma of log S"},
       {"sigma-p", &V::sigma_p, 1e-4, 1e3, "BAM log-normal: prior sigma of log S"},
       {"crf-lambda", &V::crf_lambda, 1e-6, 1e6, "linear-chain CRF: context scale lambda"},
+      {"alpha", &V::sparse_alpha, 1.5, 2, "sparse-marginal, var-sparse: alpha of alpha-entmax, 2 (sparsemax) | 1.5"},
   };
   return table;
 }
@@ -58,6 +59,7 @@ void read_variant_options(const CommandLine& cl, VariantConfig& variant, Objecti
   read_option_table(cl, objective_table(), objective);
   if (objective.att_kl < 0 && objective.att_kl != -1.f) cl.fail("--att-kl must be -1 (the variant's default) or >= 0");
   read_option_table(cl, variant_table(), variant);
+  if (variant.sparse_alpha != 2.f && variant.sparse_alpha != 1.5f) cl.fail("--alpha must be 2 (sparsemax) or 1.5");
   variant.alpha_transform = cl.get_choice("alpha-transform", {"exp", "softplus"});
   variant.gauss_prior = cl.get_choice("gauss-prior", {"mean", "zero"});
   variant.bam_prior = cl.get_choice("bam-prior", {"contextual", "fixed"});

@@ -78,6 +78,11 @@ VariantConfig ModelMetadata::get_variant_config(AttnVariant v) const {
   if (keys.count("sigma_q")) c.sigma_q = positive("sigma_q");
   if (keys.count("sigma_p")) c.sigma_p = positive("sigma_p");
   if (keys.count("crf_lambda")) c.crf_lambda = positive("crf_lambda");
+  if (keys.count("sparse_alpha")) {
+    c.sparse_alpha = get_float("sparse_alpha");
+    if (c.sparse_alpha != 2.f && c.sparse_alpha != 1.5f)
+      throw input_error(file_, 0, fmt::format("model metadata \"sparse_alpha\" = {} must be 2 or 1.5", c.sparse_alpha));
+  }
   if (keys.count("eval_samples")) c.eval_samples = get_int("eval_samples", 1, 100000);
   return c;
 }

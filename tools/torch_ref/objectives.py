@@ -5,6 +5,7 @@ import math
 import torch
 
 from .models import pick_y
+from .sparse import entmax15, sparsemax, support_marginal
 
 
 def xlogy_sum(q, a):
@@ -14,6 +15,17 @@ def xlogy_sum(q, a):
 
 def kl_cat(log_q, log_p):
     return xlogy_sum(log_q.exp(), log_q - log_p.masked_fill(torch.isinf(log_p), 0.0))
+
+
+def sparse_probs(model, log_probs):
+    """The sparse variants' distribution from a log-softmax over positions (-inf at padding): sparsemax or 1.5-entmax
+    of its scores, which are log_probs up to a constant per row (both maps are invariant to adding one)."""
+    return (entmax15 if model.sparse_alpha == 1.5 else sparsemax)(log_probs)
+
+
+def safe_log(p):
+    """log p where p > 0, 0 elsewhere (the sums over the support never read it there; no inf in the gradient)."""
+    return torch.where(p > 0, p, torch.ones_like(p)).log()
 
 
 def objective(model, P, batch, noise, meta):
@@ -34,6 +46,11 @@ def objective(model, P, batch, noise, meta):
     elif v == "var-enum":
         lq = f["log_q"]
         per = xlogy_sum(lq.exp(), lf) - kl_cat(lq, lp)
+    elif v == "sparse-marginal":  # log sum_{i in supp p} p_i f_i, p = sparsemax(s)
+        per = support_marginal(sparse_probs(model, lp), lf)
+    elif v == "var-sparse":  # sum_{i in supp q} q_i (log f_i - log q_i + log p_i), q sparse, p softmax
+        q = sparse_probs(model, f["log_q"])
+        per = xlogy_sum(q, lf + lp.masked_fill(torch.isinf(lp), 0.0) - safe_log(q))
     elif v in ("hard-sample", "var-sample"):
         lr = lp if v == "hard-sample" else f["log_q"]
         z = noise.long().reshape(B, T)
@@ -69,6 +86,9 @@ def evaluate(model, P, batches, kmax):
         for batch in batches:
             f = model.forward(P, batch)
             lp, y, mask = f["log_prior"], f["y"], f["mask"]
+            if model.attn == "sparse-marginal":  # its prior is sparse: log 0 = -inf off the support
+                p = sparse_probs(model, lp)
+                lp = safe_log(p).masked_fill(p <= 0, -math.inf)
             S = lp.shape[-1]
             if kmax > 0 and kmax < S:  # K-max: the top K prior positions (ties: the lower one), renormalised
                 order = torch.sort(-lp, stable=True, dim=-1).indices
@@ -91,6 +111,9 @@ def evaluate(model, P, batches, kmax):
                 words = torch.logsumexp(lp[..., None] + lf_all, 2)  # the exact marginal over words (B, T, V)
                 log_lik = torch.logsumexp(lp + lf, -1)
                 lq = torch.log_softmax(f["log_q"], -1) if model.uses_q else lp
+                if model.attn == "var-sparse":
+                    q = sparse_probs(model, f["log_q"])
+                    lq = safe_log(q).masked_fill(q <= 0, -math.inf)
                 q = lq.exp()
                 lp_cut = lp.masked_fill(torch.isinf(lp), -1e300)  # LAVA's stand-in for log 0 where q > 0
                 elbo = xlogy_sum(q, lf + lp_cut - lq)

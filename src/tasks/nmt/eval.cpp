@@ -16,6 +16,7 @@ NmtEvalFigures nmt_figures(const AttentionEvalSums& s) {
   f.kl_posterior = s.kl_posterior / n;
   f.identity_error = s.max_identity_error;
   f.entropy = s.entropy / n;
+  if (s.support > 0) f.support = s.support / n;
   if (s.sampled) {
     f.kl_posterior = f.identity_error = NAN;
     f.nll_mean_attn = -s.mean_attn_log_lik / n;

@@ -15,6 +15,7 @@ struct NmtEvalFigures {
   // kl_posterior and identity_error have no exact posterior to come from (NaN), and nll_mean_attn is −log f per token
   // at the mean attention (the deterministic predictor decoding uses); NaN for the other variants.
   double nll_mean_attn = NAN;
+  double support = NAN;  // sparse variants: mean support size per target token of the sparse p or q; NaN otherwise
 };
 NmtEvalFigures nmt_figures(const AttentionEvalSums& s);
 

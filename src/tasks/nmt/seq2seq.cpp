@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention/attention_variant.hpp"
 #include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/beam_search.hpp"
@@ -268,11 +269,12 @@ AttentionMaps Seq2Seq::attention_maps(Ctx& c, const Batch& batch) const {
   Var<float> w = attention_weights(cfg_.attn, f.dists);  // the prior itself for the categorical variants
   m.prior.assign(w.val(), w.val() + n);
   if (f.dists.has_q()) {
-    m.q.assign(f.dists.log_q.val(), f.dists.log_q.val() + n);
+    Var<float> log_q = cfg_.attn->q_log_probs(f.dists);
+    m.q.assign(log_q.val(), log_q.val() + n);
     for (float& v : m.q) v = std::exp(v);
   }
   // The exact posterior p(z | x, y) ∝ p(z) f(x, z)_y (for soft attention too: its f evaluated at one-hot z).
-  Var<float> joint = add(f.dists.log_prior, f.head.log_f_all(c, batch.tgt_out.data()));
+  Var<float> joint = add(cfg_.attn->prior_log_probs(f.dists), f.head.log_f_all(c, batch.tgt_out.data()));
   Var<float> post = softmax(joint, -1);
   m.posterior.assign(post.val(), post.val() + n);
   return m;

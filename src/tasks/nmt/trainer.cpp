@@ -34,7 +34,7 @@ std::vector<std::pair<const char*, double*>> figure_fields(NmtEvalFigures& f) {
           {"kl", &f.kl},               {"kl_gap", &f.kl_gap},
           {"kl_posterior", &f.kl_posterior}, {"identity_error", &f.identity_error},
           {"entropy", &f.entropy},     {"accuracy", &f.accuracy},
-          {"nll_mean_attn", &f.nll_mean_attn}};
+          {"nll_mean_attn", &f.nll_mean_attn}, {"support", &f.support}};
 }
 
 NmtEvalFigures nmt_figures_of(const Figures& figures) {
@@ -44,8 +44,8 @@ NmtEvalFigures nmt_figures_of(const Figures& figures) {
 }
 
 // Sums of a training step: the objective, KL(q‖p), H(q) and H(p) (summed over target tokens; the last three 0
-// without q) and the target tokens.
-enum NmtSum { kObj, kKl, kQEntropy, kPriorEntropy, kTok };
+// without q), the target tokens and, for the sparse variants only, the support sizes.
+enum NmtSum { kObj, kKl, kQEntropy, kPriorEntropy, kTok, kSupport };
 
 class NmtTask final : public TrainTask {
  public:
@@ -61,6 +61,8 @@ class NmtTask final : public TrainTask {
 
   ParamStore<float>& params() override { return model_.ps; }
   std::vector<std::string> sum_names() const override {
+    // The support sum only for the sparse variants, so that the other variants' resume states keep their sums.
+    if (variant_info(cfg_.attn).sparse) return {"objective", "kl", "q_entropy", "prior_entropy", "tokens", "support"};
     return {"objective", "kl", "q_entropy", "prior_entropy", "tokens"};
   }
   std::vector<std::vector<int>> epoch_batches(int epoch) override {
@@ -78,7 +80,9 @@ class NmtTask final : public TrainTask {
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per sentence
     if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
     const double ntok = double(batch.target_tokens());
-    return {loss.item(), {terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, ntok}, ntok};
+    std::vector<double> sums{terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, ntok};
+    if (variant_info(cfg_.attn).sparse) sums.push_back(terms.support_sum);
+    return {loss.item(), sums, ntok};
   }
 
   Validation validate() override {
@@ -107,6 +111,8 @@ class NmtTask final : public TrainTask {
     j.add("seconds", r.seconds).add("lr", r.lr).add("train_objective", train_objective).add("train_kl", train_kl);
     j.add("valid_nll", v.nll).add("valid_ppl", v.ppl).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy).add("best", r.best);
+    if (variant_info(cfg_.attn).sparse)  // mean support size per target token, training batches and validation
+      j.add("support", r.train[kSupport] / tokens).add("valid_support", v.support);
     if (r.partial) j.add("partial", true);
     if (variant_info(cfg_.attn).uses_q && !r.partial)
       report_collapse(j, r.train[kKl], r.train[kQEntropy], r.train[kPriorEntropy], r.train[kTok], r.epoch);

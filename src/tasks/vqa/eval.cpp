@@ -64,6 +64,7 @@ VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
     f.kl_gap = (a.log_lik - a.elbo) / a.tokens;
     f.kl_posterior = a.kl_posterior / a.tokens;
     f.entropy = a.entropy / a.tokens;
+    if (a.support > 0) f.support = a.support / a.tokens;
   }
   f.identity_error = a.max_identity_error;
   if (has_q && !a.sampled && a.tokens > 0) f.q_entropy = a.q_entropy / a.tokens;

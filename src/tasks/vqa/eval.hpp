@@ -53,6 +53,7 @@ struct VqaFigures {
   bool q_collapsed() const;
   double region_questions = 0, region_acc_prior = NAN, region_acc_posterior = NAN, region_acc_q = NAN;
   double nll_mean_attn = NAN;  // sampled variants: nll at the mean attention (NmtEvalFigures::nll_mean_attn)
+  double support = NAN;        // sparse variants: mean support size per question of the sparse p or q
 };
 VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q);
 

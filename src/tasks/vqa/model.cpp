@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention/attention_variant.hpp"
 #include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "tasks/model_metadata.hpp"
@@ -132,9 +133,12 @@ VqaScores VqaModel::scores(Ctx& c, const VqaBatch& batch) const {
   VqaScores s;
   s.B = batch.B, s.R = batch.R, s.V = cfg_.answers;
   const size_t BR = size_t(s.B) * size_t(s.R);
-  s.log_prior.assign(f.dists.log_prior.val(), f.dists.log_prior.val() + BR);
+  // The variant's own p and q (a sparse one has −∞ off its support).
+  Var<float> log_prior = cfg_.attn->prior_log_probs(f.dists);
+  s.log_prior.assign(log_prior.val(), log_prior.val() + BR);
   if (f.dists.has_q()) {
-    s.log_q.assign(f.dists.log_q.val(), f.dists.log_q.val() + BR);
+    Var<float> log_q = cfg_.attn->q_log_probs(f.dists);
+    s.log_q.assign(log_q.val(), log_q.val() + BR);
     for (int b = 0; b < s.B; ++b)  // q read a placeholder answer where the real one is unseen
       if (batch.known[size_t(b)] == 0.f)
         std::copy_n(s.log_prior.begin() + ptrdiff_t(b) * s.R, s.R, s.log_q.begin() + ptrdiff_t(b) * s.R);

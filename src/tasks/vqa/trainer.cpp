@@ -52,7 +52,8 @@ std::vector<std::pair<const char*, double*>> figure_fields(VqaEvalFigures& f) {
           {"region_acc_prior", &f.region_acc_prior},
           {"region_acc_posterior", &f.region_acc_posterior},
           {"region_acc_q", &f.region_acc_q},
-          {"nll_mean_attn", &f.nll_mean_attn}};
+          {"nll_mean_attn", &f.nll_mean_attn},
+          {"support", &f.support}};
 }
 
 VqaEvalFigures vqa_figures_of(const Figures& figures) {
@@ -62,8 +63,9 @@ VqaEvalFigures vqa_figures_of(const Figures& figures) {
 }
 
 // Sums of a training step: the objective, KL(q‖p), H(q) and H(p) (summed over questions; the last three 0 without
-// q, and over the questions with a known answer only), the questions with a known answer, and all questions.
-enum VqaSum { kObj, kKl, kQEntropy, kPriorEntropy, kKnown, kQuestions };
+// q, and over the questions with a known answer only), the questions with a known answer, all questions and, for the
+// sparse variants only, the support sizes.
+enum VqaSum { kObj, kKl, kQEntropy, kPriorEntropy, kKnown, kQuestions, kSupport };
 
 class VqaTask final : public TrainTask {
  public:
@@ -88,6 +90,9 @@ class VqaTask final : public TrainTask {
 
   ParamStore<float>& params() override { return model_.ps; }
   std::vector<std::string> sum_names() const override {
+    // The support sum only for the sparse variants, so that the other variants' resume states keep their sums.
+    if (variant_info(cfg_.attn).sparse)
+      return {"objective", "kl", "q_entropy", "prior_entropy", "known", "questions", "support"};
     return {"objective", "kl", "q_entropy", "prior_entropy", "known", "questions"};
   }
   std::vector<std::vector<int>> epoch_batches(int epoch) override {
@@ -105,9 +110,10 @@ class VqaTask final : public TrainTask {
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);  // normalised per question
     if (std::isfinite(loss.item())) tape_.backward(loss);  // into zeros: the last Adam step consumed the gradients
     const double known = std::accumulate(batch.known.begin(), batch.known.end(), 0.0);
-    return {loss.item(),
-            {terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, known, double(batch.B)},
-            double(batch.B)};
+    std::vector<double> sums{terms.value_sum, terms.kl_sum, terms.q_entropy_sum, terms.prior_entropy_sum, known,
+                             double(batch.B)};
+    if (variant_info(cfg_.attn).sparse) sums.push_back(terms.support_sum);
+    return {loss.item(), sums, double(batch.B)};
   }
 
   Validation validate() override {
@@ -142,6 +148,8 @@ class VqaTask final : public TrainTask {
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
     j.add("valid_region_acc_prior", v.region_acc_prior).add("valid_region_acc_posterior", v.region_acc_posterior);
     j.add("best", r.best);
+    if (variant_info(cfg_.attn).sparse)  // mean support size per known question, training batches and validation
+      j.add("support", r.train[kSupport] / std::max(1.0, r.train[kKnown])).add("valid_support", v.support);
     if (r.partial) j.add("partial", true);
     if (variant_info(cfg_.attn).uses_q && !r.partial)
       report_collapse(j, r.train[kKl], r.train[kQEntropy], r.train[kPriorEntropy], r.train[kKnown], r.epoch);
