@@ -130,17 +130,16 @@ TEST_CASE("families: gauss-ctx and bam-* report the ELBO with KL weight 1; the w
         const double w = w0 * (std::tanh((double(step) - 4500) / 1000) + 1) / 2;  // Bahuleyan et al.'s ramp
         CAPTURE(att_kl);
         CAPTURE(step);
-        if (v != parse_attn_variant("var-dirichlet", "nmt"))
-          CHECK(continuous_kl_weight(v, opt) == doctest::Approx(w).epsilon(1e-6));
+        const double used = v == parse_attn_variant("var-dirichlet", "nmt") ? 1.0 : w;  // Dirichlet: always the ELBO
+        CHECK(continuous_kl_weight(v, opt) == doctest::Approx(used).epsilon(1e-6));
         const Step s = run_objective(t, v, opt);
         CHECK(s.value == base.value);  // the same draw: value and KL do not depend on the weight
         CHECK(s.kl == base.kl);
-        const double used = v == parse_attn_variant("var-dirichlet", "nmt") ? 1.0 : w;  // Dirichlet: always the ELBO
         CHECK(s.objective == doctest::Approx(s.value + (1 - used) * s.kl).epsilon(1e-5));
       }
     }
     opt.kl_anneal = 0, opt.att_kl = 0.3f;
-    if (v != parse_attn_variant("var-dirichlet", "nmt")) CHECK(continuous_kl_weight(v, opt) == 0.3f);
+    CHECK(continuous_kl_weight(v, opt) == (v == parse_attn_variant("var-dirichlet", "nmt") ? 1.f : 0.3f));
   }
 }
 

@@ -166,6 +166,7 @@ std::vector<float> CaptionModel::next_word_log_probs(Ctx& c, const Encoded& enc,
     return out;
   }
   // log Σ_i α_i f(v | i): log f for every region and word, (N, 1, S, V), then a logsumexp over i in double.
+  // Not mixture_log_softmax: it sums α_i f_i in float linear space with a vectorised exp (other bits).
   Var<float> lf = log_softmax(add(matmul(tanh(pair_add(head.query, head.memory)), head.W_gen), head.b_gen), -1);
   for (int n = 0; n < N; ++n)
     for (int v = 0; v < V; ++v) {

@@ -138,7 +138,7 @@ class Seq2Seq {
                       bool normalise, const uint8_t* live, float* out) const;
   Var<float> inference_scores(Ctx& c, const Batch& batch) const;  // q's scores before the softmax, (B, T, S)
   // The log weights the word distribution reads (attention_weights(): the prior for most variants) for the prior
-  // and scores of d, and whether they are a normalised distribution (false for structured and sigmoid).
+  // and scores of d, and whether they are a normalised distribution (AttnVariantInfo::weights_normalised).
   std::pair<Var<float>, bool> test_log_weights(Ctx& c, AttentionDists d) const;
   EncodedSource encode_memory(Ctx& c, const Batch& batch) const;  // X, mask, lengths (no keys, no U)
   Var<float> scorer_keys(Ctx& c, Var<float> memory) const;        // mlp: X W_k; empty otherwise

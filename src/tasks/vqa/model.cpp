@@ -74,6 +74,7 @@ Var<float> VqaModel::prior_scores(Ctx& c, Var<float> question, Var<float> region
   // scores_i = wᵀ tanh(W1 x_i + W2 x̃): (B, 1, R, A) -> (B, 1, R)
   Var<float> q = reshape(matmul(question, c.p(prior_W2_)), Shape{B, 1, A});  // (B, 1, A)
   Var<float> keys = matmul(regions, c.p(prior_W1_));                        // (B, R, A)
+  // Not the fused mlp_attention_scores: its vᵀ tanh(·) and v's gradient sum in another order than gemm (other bits).
   return reshape(matmul(tanh(pair_add(q, keys)), c.p(prior_w_)), Shape{B, 1, R});
 }
 
@@ -90,6 +91,7 @@ Var<float> VqaModel::inference_scores(Ctx& c, Var<float> question, Var<float> re
   // scores_i = uᵀ tanh(U1 (x_i ⊙ g1) + U2 (x̃ ⊙ g2)): (B, 1, R)
   Var<float> a1 = matmul(mul(regions, g1r), c.p(inf_U1_));                              // (B, R, A)
   Var<float> a2 = reshape(matmul(mul(question, g2), c.p(inf_U2_)), Shape{B, 1, A});  // (B, 1, A)
+  // Not the fused mlp_attention_scores: its vᵀ tanh(·) and v's gradient sum in another order than gemm (other bits).
   return reshape(matmul(tanh(pair_add(a2, a1)), c.p(inf_u_)), Shape{B, 1, R});
 }
 
