@@ -1,0 +1,105 @@
+#pragma once
+// The cost of a sweep before it runs (`lava sweep plan FILE --estimate`): each distinct model shape trains a few
+// updates on this machine, twice (n/4 and n updates, in child processes: sweep/timed_train.hpp), and the difference
+// gives the CPU seconds of one update, free of data loading and of the one validation each timing run ends with:
+//
+//   cpu(n) = load + n·s + v   ⇒   s = (cpu(n₂) − cpu(n₁)) / (n₂ − n₁)
+//
+// The validation's cost v comes from the loop's wall time the same way (v_wall = wall(n₁) − n₁·s_wall, the loop's
+// time holds no loading) and is put in CPU seconds at the same ratio, v = v_wall · s / s_wall. A run then costs
+//
+//   core-seconds = updates · s + validations · v
+//
+// with updates = --max-steps when set, else epochs × batches an epoch (the timing run reports its position in the
+// epoch, steps / batches). A run that stops on patience is costed at --expected-epochs when given, else at its
+// --epochs budget, an upper bound; the output says which. A marginal warm start (--warm-start W) is a phase of its
+// own, timed with the option as it is (its first updates) and with --warm-start 0 (the rest). Test-set evaluations
+// (lava eval) are not part of a sweep's run and not counted.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_file.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "sweep/timed_train.hpp"
+
+namespace lava {
+
+// What a run's options say about how long it trains, as `lava train` reads them (its defaults included).
+struct RunBudget {
+  int epochs = 0;
+  int64_t max_steps = 0;    // 0: none
+  int patience = 0;         // 0: never stops early
+  int64_t valid_every = 0;  // 0: validations at epoch ends only
+  int64_t warm_start = 0;   // updates of the marginal warm start (0: none, or the task has none)
+};
+using RunBudgetOf = std::function<RunBudget(const SweepRun&)>;
+
+// The expected length of a run: updates, validations, and the words that say what the figure rests on.
+struct ExpectedLength {
+  int64_t updates = 0;
+  int64_t validations = 0;
+  std::string basis;  // "max-steps", "epochs", "expected-epochs (patience)" or "epochs (patience: upper bound)"
+};
+
+// ceil(examples / batch): the updates of one epoch over `examples` training examples.
+int64_t updates_per_epoch(int64_t examples, int64_t batch);
+// The batches of an epoch from a run that made `steps` updates at epoch position steps / batches (rounded: the
+// position is printed to 17 digits). InputError when the position cannot be that of a first epoch.
+int64_t batches_from_position(int64_t steps, double position);
+// expected_epochs > 0: the hint for runs that stop on patience (never more than their --epochs).
+ExpectedLength expected_length(const RunBudget& b, int64_t batches_per_epoch, int expected_epochs);
+
+// The options of `r` that the cost of one update depends on, as "key=value\n" lines: every option but the seed and
+// those that change what is learned, not the work of an update (learning rate and its schedule, stopping rules,
+// initialisation range, clipping threshold, checkpoints, threads). Runs with the same key share one timing.
+std::string cost_shape_key(const SweepRun& r);
+// For each run, the index of its shape, numbered in the order shapes first appear.
+std::vector<size_t> group_by_shape(const std::vector<SweepRun>& runs);
+
+// Seconds of one update and of one validation, in CPU time, from two timing runs of n₁ < n₂ updates.
+struct StepCost {
+  double update_s = 0, validation_s = 0;
+  double update_wall_s = 0;  // the loop's wall time an update (above update_s when the machine is loaded)
+  int64_t batches_per_epoch = 0;
+};
+StepCost step_cost(const TrainTiming& short_run, const TrainTiming& long_run);
+
+struct RunEstimate {
+  size_t shape = 0;
+  ExpectedLength length;
+  double core_hours = 0;
+};
+struct SweepEstimate {
+  std::vector<StepCost> shapes;  // the main phase of each shape
+  std::vector<RunEstimate> runs;
+  double core_hours = 0;
+};
+
+// core-seconds of a run from its length and the cost of its phases (warm is used for the first `warm_start`
+// updates when the run has a warm start).
+double run_core_seconds(const ExpectedLength& length, int64_t warm_start, const StepCost& main, const StepCost& warm);
+
+struct EstimateOptions {
+  std::string lava;         // the binary the timing runs use
+  int64_t steps = 40;       // n₂ (n₁ = n₂ / 4)
+  int expected_epochs = 0;  // hint for runs that stop on patience (0: their --epochs)
+  int threads = 1;          // of the timing runs: core-seconds measured at one thread
+};
+
+// Times every shape (a progress line on stderr for each timing run) and costs every run. A timing run that fails
+// throws InputError naming the sweep file, the run and what lava train said.
+SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& runs, const RunBudgetOf& budget_of,
+                             const EstimateOptions& o);
+
+// The margin `lava sweep slurm --estimate` puts on the longest run's estimate: a loaded node, a slower CPU than the
+// one that timed, and patience stopping later than expected all lengthen a run, and a task past its limit is killed.
+inline constexpr double kSlurmTimeFactor = 1.5;
+inline constexpr double kSlurmTimeExtraMinutes = 10;
+
+// Slurm's time limit for a task of `hours`: hours × factor + extra_minutes, rounded up to the minute, as
+// "HH:MM:SS" or, from a day on, "D-HH:MM:SS".
+std::string slurm_time_limit(double hours, double factor, double extra_minutes);
+
+}  // namespace lava
