@@ -65,7 +65,11 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
   t.add_column("index").add_column("id").add_column("seed");
   for (const SweepGrid& g : f.grid) t.add_column(g.key);
   t.add_column("shape").add_column("updates").add_column("updates_from").add_column("validations");
-  t.add_column("update_s", ".4f").add_column("validation_s", ".2f").add_column("core_hours", ".3f");
+  bool warm_start = false;
+  for (size_t i = 0; i < runs.size(); ++i) warm_start = warm_start || est.runs[i].warm_start > 0;
+  t.add_column("update_s", ".4f");
+  if (warm_start) t.add_column("warm_start").add_column("warm_update_s", ".4f");
+  t.add_column("validation_s", ".2f").add_column("core_hours", ".3f");
   for (size_t i = 0; i < runs.size(); ++i) {
     const SweepRun& r = runs[i];
     const RunEstimate& e = est.runs[i];
@@ -77,6 +81,10 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
     row.emplace_back(e.length.basis);
     row.emplace_back(Cell::integer(e.length.validations));
     row.emplace_back(c.update_s);
+    if (warm_start) {
+      row.emplace_back(Cell::integer(e.warm_start));
+      row.emplace_back(est.warm[e.shape].update_s);
+    }
     row.emplace_back(c.validation_s);
     row.emplace_back(e.core_hours);
     t.add_row(std::move(row));
@@ -84,7 +92,7 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
   std::vector<Cell> total{Cell(""), Cell("total"), Cell("")};
   for (size_t g = 0; g < f.grid.size(); ++g) total.emplace_back("");
   total.emplace_back(int64_t(est.shapes.size()));
-  for (int k = 0; k < 5; ++k) total.emplace_back("");
+  for (int k = 0; k < (warm_start ? 7 : 5); ++k) total.emplace_back("");
   total.emplace_back(est.core_hours);
   t.add_row(std::move(total));
   return t;

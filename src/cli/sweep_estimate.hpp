@@ -17,8 +17,9 @@ void add_estimate_options(CommandLine& cl);
 // The estimate when --estimate was given (timing runs at one thread, progress on stderr), else nothing.
 std::optional<SweepEstimate> estimate_if_asked(const CommandLine& cl, const SweepFile& f,
                                                const std::vector<SweepRun>& runs);
-// One row per run (index, id, seed, grid, shape, updates, what they rest on, validations, seconds an update and a
-// validation, core-hours), then a row "total" with the table's core-hours in the core_hours column.
+// One row per run (index, id, seed, grid, shape, updates, what they rest on, validations, CPU seconds of an update,
+// warm-start updates and theirs when a run has a warm start, of a validation, core-hours), then a row "total" with
+// the number of shapes in the shape column and the table's core-hours in the core_hours column.
 Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, const SweepEstimate& est);
 
 }  // namespace lava

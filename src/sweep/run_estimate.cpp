@@ -154,7 +154,8 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
   TimedTrainSetup setup{o.lava, f.task, f.dir, scratch.path, o.threads};
   const int64_t n1 = o.steps / 4, n2 = o.steps;
   SweepEstimate est;
-  std::vector<StepCost> warm(n_shapes);
+  std::vector<StepCost>& warm = est.warm;
+  warm.resize(n_shapes);
   for (size_t s = 0; s < n_shapes; ++s) {
     const SweepRun& r = runs[first[s]];
     const int64_t w = budget[first[s]].warm_start;
@@ -178,6 +179,7 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
   for (size_t i = 0; i < runs.size(); ++i) {
     RunEstimate e;
     e.shape = shape[i];
+    e.warm_start = budget[i].warm_start;
     const StepCost& c = est.shapes[e.shape];
     e.length = expected_length(budget[i], c.batches_per_epoch, o.expected_epochs);
     e.core_hours = run_core_seconds(e.length, budget[i].warm_start, c, warm[e.shape]) / 3600;

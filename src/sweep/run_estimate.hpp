@@ -68,11 +68,13 @@ StepCost step_cost(const TrainTiming& short_run, const TrainTiming& long_run);
 
 struct RunEstimate {
   size_t shape = 0;
+  int64_t warm_start = 0;  // the run's --warm-start updates
   ExpectedLength length;
   double core_hours = 0;
 };
 struct SweepEstimate {
   std::vector<StepCost> shapes;  // the main phase of each shape
+  std::vector<StepCost> warm;    // its warm-start phase (the main phase's figures when it has none)
   std::vector<RunEstimate> runs;
   double core_hours = 0;
 };
