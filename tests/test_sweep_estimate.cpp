@@ -96,15 +96,17 @@ TEST_CASE("estimate: runs that differ in seed, lr or stopping rules share a shap
 }
 
 TEST_CASE("estimate: an update's and a validation's cost from two timing runs; a run's core-seconds") {
-  // cpu = load + n·s + v with s = 0.05 s; the loop's wall clock runs at twice the CPU time (a loaded machine).
-  const TrainTiming a{.steps = 10, .loop_seconds = 5.0, .cpu_seconds = 3.0, .epoch_position = 0.1};
-  const TrainTiming b{.steps = 40, .loop_seconds = 8.0, .cpu_seconds = 4.5, .epoch_position = 0.4};
-  const StepCost c = step_cost(a, b);
+  // cpu = load + n·s + m·v with load 1 s, s = 0.05 s, v = 2 s; the loop's wall clock runs at twice the CPU time.
+  const TrainTiming a{.steps = 10, .loop_seconds = 5.0, .cpu_seconds = 3.5, .epoch_position = 0.1, .validations = 1};
+  const TrainTiming b{.steps = 40, .loop_seconds = 8.0, .cpu_seconds = 5.0, .epoch_position = 0.4, .validations = 1};
+  const TrainTiming v{.steps = 40, .loop_seconds = 20.0, .cpu_seconds = 11.0, .epoch_position = 0.1, .validations = 4};
+  const StepCost c = step_cost(a, b, v);
   CHECK(c.update_s == doctest::Approx(0.05));
   CHECK(c.update_wall_s == doctest::Approx(0.1));
-  CHECK(c.validation_s == doctest::Approx((5.0 - 10 * 0.1) * 0.5));
+  CHECK(c.validation_s == doctest::Approx(2.0));
   CHECK(c.batches_per_epoch == 100);
-  CHECK_THROWS_AS(step_cost(b, b), InputError);  // an epoch no longer than the short run cannot be timed
+  CHECK_THROWS_AS(step_cost(b, b, v), InputError);  // an epoch no longer than the short run cannot be timed
+  CHECK_THROWS_AS(step_cost(a, b, b), InputError);  // no more validations than the long run: v unknown
 
   StepCost warm = c;
   warm.update_s = 0.2;
@@ -121,6 +123,7 @@ TEST_CASE("estimate: a timing run's figures from its JSON lines; a missing line 
   const TrainTiming t = parse_train_timing(out, "m.jsonl");
   CHECK(t.steps == 20);
   CHECK(t.loop_seconds == 3.76);
+  CHECK(t.validations == 1);
   CHECK(batches_from_position(t.steps, t.epoch_position) == 1061);
   check_input_error([&] { parse_train_timing(out.substr(0, out.find('\n') + 1), "m.jsonl"); }, "m.jsonl", "no done line");
 }
@@ -145,7 +148,7 @@ TEST_CASE("cli: lava sweep plan --estimate on tiny runs; slurm takes --time from
                               "seeds = 1-2\n");
   CliResult r = run_lava("sweep plan " + d.file("e.ini") + " --estimate --estimate-steps 8 --format json");
   REQUIRE(r.code == 0);
-  CHECK(count(r.err, "lava sweep plan --estimate: shape ") == 2);  // 8 runs, 2 shapes
+  CHECK(count(r.err, "lava sweep --estimate: shape ") == 2);  // 8 runs, 2 shapes
   const std::vector<std::string> rows = lines_of(r.out);
   REQUIRE(rows.size() == 9);  // 8 runs, the total
   for (int i = 0; i < 8; ++i) {

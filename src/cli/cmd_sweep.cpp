@@ -46,8 +46,9 @@ const char* kSweepAbout =
 const char* kEstimateHelp =
     "--estimate times each distinct model shape of the sweep here (runs that differ only in seed, learning rate,\n"
     "stopping rules or other options that do not change the work of an update share one): lava train runs n/4\n"
-    "and n updates (--estimate-steps n) at one thread, and the difference in CPU time is one update's cost, free\n"
-    "of data loading. A run's core-hours are its updates times that, plus its validations (timed the same way).\n"
+    "and n updates (--estimate-steps n) at one thread, and n with a validation every n/4; differences in CPU time\n"
+    "give one update's and one validation's cost, free of data loading. A run's core-hours are its updates and\n"
+    "its validations at those costs.\n"
     "Updates: --max-steps when set, else --epochs x batches an epoch; a run that stops on --patience is costed\n"
     "at --expected-epochs when given, else at its --epochs (an upper bound); the updates_from column says which.\n"
     "Test-set evaluations (lava eval) are not part of a sweep's runs and not counted.";

@@ -75,7 +75,7 @@ std::vector<size_t> group_by_shape(const std::vector<SweepRun>& runs) {
   return shape;
 }
 
-StepCost step_cost(const TrainTiming& a, const TrainTiming& b) {
+StepCost step_cost(const TrainTiming& a, const TrainTiming& b, const TrainTiming& v) {
   if (b.steps <= a.steps)
     throw InputError(fmt::format("an epoch is {} updates, too few to time an update (timing runs of {} and {})",
                                  b.steps, a.steps, b.steps));
@@ -84,8 +84,10 @@ StepCost step_cost(const TrainTiming& a, const TrainTiming& b) {
   // Noise on a loaded machine can make a difference negative; an update costs something, so floor it at 0.
   c.update_s = std::max(0.0, (b.cpu_seconds - a.cpu_seconds) / dn);
   c.update_wall_s = std::max(0.0, (b.loop_seconds - a.loop_seconds) / dn);
-  const double validation_wall = std::max(0.0, a.loop_seconds - double(a.steps) * c.update_wall_s);
-  c.validation_s = c.update_wall_s > 0 ? validation_wall * c.update_s / c.update_wall_s : validation_wall;
+  if (v.steps != b.steps || v.validations <= b.validations)
+    throw InputError(fmt::format("the validating timing run made {} updates and {} validations, not {} and more than {}",
+                                 v.steps, v.validations, b.steps, b.validations));
+  c.validation_s = std::max(0.0, (v.cpu_seconds - b.cpu_seconds) / double(v.validations - b.validations));
   c.batches_per_epoch = batches_from_position(b.steps, b.epoch_position);
   return c;
 }
@@ -113,7 +115,8 @@ struct ScratchDir {
   }
 };
 
-std::vector<std::pair<std::string, std::string>> timing_options(const SweepRun& r, bool warm_phase) {
+std::vector<std::pair<std::string, std::string>> timing_options(const SweepRun& r, bool warm_phase,
+                                                                int64_t valid_every = 0) {
   std::vector<std::pair<std::string, std::string>> o;
   for (const auto& [k, v] : r.options) {
     // The timing run stops by its own --max-steps, validates only there, writes no checkpoints or pictures.
@@ -128,6 +131,7 @@ std::vector<std::pair<std::string, std::string>> timing_options(const SweepRun& 
     o.emplace_back(k, v);
   }
   o.emplace_back("epochs", "1");
+  if (valid_every > 0) o.emplace_back("valid-every", std::to_string(valid_every));
   return o;
 }
 
@@ -160,14 +164,17 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
     const SweepRun& r = runs[first[s]];
     const int64_t w = budget[first[s]].warm_start;
     auto time_phase = [&](bool warm_phase) {
-      std::fprintf(stderr, "lava sweep plan --estimate: shape %zu of %zu (%s)%s: timing %lld and %lld updates\n", s + 1,
-                   n_shapes, one_line(describe(r)).c_str(), warm_phase ? ", warm start" : "", (long long)n1,
-                   (long long)n2);
+      std::fprintf(stderr,
+                   "lava sweep --estimate: shape %zu of %zu (%s)%s: timing %lld and %lld updates, and %lld with a "
+                   "validation every %lld\n",
+                   s + 1, n_shapes, one_line(describe(r)).c_str(), warm_phase ? ", warm start" : "", (long long)n1,
+                   (long long)n2, (long long)n2, (long long)n1);
       std::fflush(stderr);
       try {
         const TrainTiming a = time_train(setup, timing_options(r, warm_phase), n1);
         const TrainTiming b = time_train(setup, timing_options(r, warm_phase), n2);
-        return step_cost(a, b);
+        const TrainTiming v = time_train(setup, timing_options(r, warm_phase, n1), n2);
+        return step_cost(a, b, v);
       } catch (const InputError& e) {
         throw input_error(f.path, 0, fmt::format("{} ({}): {}", describe(r), r.id, e.what()));
       }

@@ -1,12 +1,12 @@
 #pragma once
 // The cost of a sweep before it runs (`lava sweep plan FILE --estimate`): each distinct model shape trains a few
-// updates on this machine, twice (n/4 and n updates, in child processes: sweep/timed_train.hpp), and the difference
-// gives the CPU seconds of one update, free of data loading and of the one validation each timing run ends with:
+// updates on this machine, three times in child processes (sweep/timed_train.hpp): n₁ = n/4 and n₂ = n updates
+// with the one validation max-steps stops with, and n₂ updates with --valid-every n/4 (m validations). In CPU time,
+// which other processes on a loaded machine inflate far less than the wall clock,
 //
-//   cpu(n) = load + n·s + v   ⇒   s = (cpu(n₂) − cpu(n₁)) / (n₂ − n₁)
+//   cpu(n, m) = load + n·s + m·v   ⇒   s = (cpu(n₂, 1) − cpu(n₁, 1)) / (n₂ − n₁),  v = (cpu(n₂, m) − cpu(n₂, 1)) / (m − 1)
 //
-// The validation's cost v comes from the loop's wall time the same way (v_wall = wall(n₁) − n₁·s_wall, the loop's
-// time holds no loading) and is put in CPU seconds at the same ratio, v = v_wall · s / s_wall. A run then costs
+// free of data loading. A run then costs
 //
 //   core-seconds = updates · s + validations · v
 //
@@ -58,13 +58,14 @@ std::string cost_shape_key(const SweepRun& r);
 // For each run, the index of its shape, numbered in the order shapes first appear.
 std::vector<size_t> group_by_shape(const std::vector<SweepRun>& runs);
 
-// Seconds of one update and of one validation, in CPU time, from two timing runs of n₁ < n₂ updates.
+// Seconds of one update and of one validation, in CPU time, from timing runs of n₁ < n₂ updates with one validation
+// each and of n₂ updates with more.
 struct StepCost {
   double update_s = 0, validation_s = 0;
   double update_wall_s = 0;  // the loop's wall time an update (above update_s when the machine is loaded)
   int64_t batches_per_epoch = 0;
 };
-StepCost step_cost(const TrainTiming& short_run, const TrainTiming& long_run);
+StepCost step_cost(const TrainTiming& short_run, const TrainTiming& long_run, const TrainTiming& validating_run);
 
 struct RunEstimate {
   size_t shape = 0;

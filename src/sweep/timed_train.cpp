@@ -74,9 +74,10 @@ TrainTiming parse_train_timing(const std::string& json_lines, const std::string&
     if (event->str() == "epoch") {
       t.steps = j.at("steps").as_int();
       t.loop_seconds = j.at("seconds").number();
+      ++t.validations;
       have_validation = true;
     } else if (event->str() == "done") {
-      // One validation ran (the one max-steps stopped at), so the run's best is it, at steps / batches an epoch.
+      // With one validation (the one max-steps stopped at) the run's best is it, at steps / batches an epoch.
       t.epoch_position = j.at("best_epoch").number();
       have_done = true;
     }

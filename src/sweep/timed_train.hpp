@@ -18,7 +18,8 @@ struct TrainTiming {
   int64_t steps = 0;          // updates made
   double loop_seconds = 0;    // wall time of the training loop (updates + the stopping validation)
   double cpu_seconds = 0;     // user + system time of the child (data loading included)
-  double epoch_position = 0;  // steps / batches per epoch, as the run itself reports it
+  double epoch_position = 0;  // the position of its best validation: steps / batches an epoch when it made one
+  int validations = 0;        // validation lines (--valid-every adds to the one max-steps stops with)
 };
 
 struct TimedTrainSetup {
