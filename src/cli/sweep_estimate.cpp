@@ -44,7 +44,7 @@ void add_estimate_options(CommandLine& cl) {
   cl.options().add_options()  //
       ("estimate", po::bool_switch(), "time a few updates of each distinct model shape here and print each run's "
                                       "expected core-hours and the table's")  //
-      ("estimate-steps", po::value<std::string>()->default_value("40"),
+      ("estimate-steps", po::value<std::string>()->default_value("100"),
        "updates of the longer timing run (the shorter makes a quarter of them)")  //
       ("expected-epochs", po::value<std::string>(),
        "cost runs that stop on patience at this many epochs (default: their --epochs, an upper bound)");

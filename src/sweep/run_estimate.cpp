@@ -119,10 +119,11 @@ std::vector<std::pair<std::string, std::string>> timing_options(const SweepRun& 
                                                                 int64_t valid_every = 0) {
   std::vector<std::pair<std::string, std::string>> o;
   for (const auto& [k, v] : r.options) {
-    // The timing run stops by its own --max-steps, validates only there, writes no checkpoints or pictures.
-    if (k == "max-steps" || k == "max-minutes" || k == "checkpoint-every" || k == "valid-every" || k == "plot" ||
-        k == "threads")
-      continue;
+    // The timing run stops by its own --max-steps, validates only there, writes no checkpoints or pictures, and
+    // saves into its scratch directory.
+    static const std::set<std::string> kTimingSets = {"max-steps", "max-minutes", "checkpoint-every", "valid-every",
+                                                      "plot",      "threads",     "save",             "resume"};
+    if (kTimingSets.count(k)) continue;
     if (k == "epochs") continue;  // one epoch at most: an epoch shorter than the timing ends it there
     if (k == "warm-start" && !warm_phase) {
       o.emplace_back(k, "0");

@@ -86,7 +86,7 @@ double run_core_seconds(const ExpectedLength& length, int64_t warm_start, const 
 
 struct EstimateOptions {
   std::string lava;         // the binary the timing runs use
-  int64_t steps = 40;       // n₂ (n₁ = n₂ / 4)
+  int64_t steps = 100;      // n₂ (n₁ = n₂ / 4): an update costs the mean over n₂ − n₁ batches of random lengths
   int expected_epochs = 0;  // hint for runs that stop on patience (0: their --epochs)
   int threads = 1;          // of the timing runs: core-seconds measured at one thread
 };

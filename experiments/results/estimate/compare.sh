@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare.sh [LAVA] [WORKDIR]: `lava sweep plan --estimate` of the small translation table (the settings of
+# compare.sh [LAVA] [WORKDIR] [STEPS]: `lava sweep plan --estimate` of the small translation table (the settings of
 # ../paper-tables/nmt/settings.txt, on the same corpus view: every 5th training pair of data/gettext-de-en) against
 # the seconds its runs took (../paper-tables/nmt/logs/*.train.jsonl, their done lines). Writes WORKDIR/estimate.jsonl
 # (the estimate's rows) and prints one markdown row per variant and seed: updates and epochs the run made, its
@@ -11,6 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 LAVA=${1:-$ROOT/build/lava}
 WORK=${2:-${TMPDIR:-/tmp}/lava-estimate-nmt}
+STEPS=${3:-100}  # --estimate-steps
 LOGS=$ROOT/experiments/results/paper-tables/nmt/logs
 # shellcheck source=../../lib.sh
 source "$ROOT/experiments/lib.sh"
@@ -44,7 +45,7 @@ printf '%s\nattn = var-gumbel\ntemperature = 0.1\n' "$common" >"$WORK/gumbel.ini
 printf '%s\nattn = var-rws\nsamples = 5\n' "$common" >"$WORK/rws.ini"
 : >"$WORK/estimate.jsonl"
 for f in main dirichlet gumbel rws; do
-  OMP_WAIT_POLICY=passive "$LAVA" sweep plan "$WORK/$f.ini" --estimate --format json |
+  OMP_WAIT_POLICY=passive "$LAVA" sweep plan "$WORK/$f.ini" --estimate --estimate-steps "$STEPS" --format json |
     grep -v '"id":"total"' | sed "s/^{/{\"file\":\"$f\",/" >>"$WORK/estimate.jsonl"
 done
 
