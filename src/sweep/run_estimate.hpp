@@ -13,8 +13,8 @@
 // with updates = --max-steps when set, else epochs × batches an epoch (the timing run reports its position in the
 // epoch, steps / batches). A run that stops on patience is costed at --expected-epochs when given, else at its
 // --epochs budget, an upper bound; the output says which. A marginal warm start (--warm-start W) is a phase of its
-// own, timed with the option as it is (its first updates) and with --warm-start 0 (the rest). Test-set evaluations
-// (lava eval) are not part of a sweep's run and not counted.
+// own, timed with the option as it is (its first updates) and with --warm-start 0 (the rest). The evaluations a
+// run makes after training ([eval NAME] sections, lava eval) are not timed and not counted.
 #include <cstdint>
 #include <functional>
 #include <string>
