@@ -2,13 +2,16 @@
 // one command per run, run locally through GNU parallel, written as a Slurm job array, or run one at a time.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <map>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/positional_args.hpp"
+#include "cli/sweep_estimate.hpp"
 #include "cli/task_registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
@@ -49,13 +52,23 @@ const char* kSweepAbout =
     "  lava sweep slurm FILE          write an sbatch job array script (one task per run, requeue-safe)\n"
     "  lava sweep exec FILE --run ID  one run (what the three above run)";
 
+const char* kEstimateHelp =
+    "--estimate times each distinct model shape of the sweep here (runs that differ only in seed, learning rate,\n"
+    "stopping rules or other options that do not change the work of an update share one): lava train runs n/4\n"
+    "and n updates (--estimate-steps n) at one thread, and n with a validation every n/4; differences in CPU time\n"
+    "give one update's and one validation's cost, free of data loading. A run's core-hours are its updates and\n"
+    "its validations at those costs.\n"
+    "Updates: --max-steps when set, else --epochs x batches an epoch; a run that stops on --patience is costed\n"
+    "at --expected-epochs when given, else at its --epochs (an upper bound); the updates_from column says which.\n"
+    "The evaluations of [eval NAME] sections (lava eval after training) are not timed and not counted.";
+
 // One CommandLine per verb; `file` receives the sweep file (the one positional argument). Every verb takes
 // --max-runs, as each of them expands the whole sweep.
 bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
   cl.options().add_options()("max-runs", po::value<std::string>()->default_value(std::to_string(kDefaultMaxRuns)),
                              "refuse a sweep of more runs than this (a guard against a grid typo)")  //
       ("scale", po::value<std::string>(), "the file's [scale NAME] to run (default: its scale = NAME)");
-  SplitArgs a = split_positional(argc, argv);
+  SplitArgs a = split_positional(argc, argv, {"--estimate"});
   std::vector<char*> v = argv_of(a.options);
   if (!cl.parse(int(a.options.size()), v.data())) return false;
   if (a.positional.size() != 1) cl.fail(a.positional.empty() ? "needs a sweep FILE" : "takes one sweep FILE, got " +
@@ -83,15 +96,21 @@ std::string exec_command(const std::string& lava, const SweepFile& f, const Swee
 }
 
 int sweep_plan(int argc, char** argv) {
-  CommandLine cl("sweep plan", "lava sweep plan FILE [--scale S] [--threads T] [--format table|json|csv]",
+  CommandLine cl("sweep plan",
+                 "lava sweep plan FILE [--scale S] [--threads T] [--format table|json|csv] [--estimate]",
                  std::string(kSweepAbout) +
                      "\n\nPrints one `lava sweep exec` command per run (--format table), or one JSON object per run\n"
                      "(index, id, seed, grid, evals, dir, command), or a csv table. With --threads T each command\n"
-                     "passes --threads T to its run (results do not depend on it).");
+                     "passes --threads T to its run (results do not depend on it).\n\n" + kEstimateHelp);
+  add_estimate_options(cl);
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
+  if (const std::optional<SweepEstimate> est = estimate_if_asked(cl, f, runs)) {
+    estimate_table(f, runs, *est).print(stdout, cl.common().format);
+    return 0;
+  }
   const std::string lava = self_executable();
   const int threads = cl.has("threads") ? cl.common().threads : 0;
   auto command = [&](const SweepRun& r) { return exec_command(lava, f, r, threads, max_runs(cl)); };
@@ -185,10 +204,14 @@ int sweep_slurm(int argc, char** argv) {
                      "(appended over requeues), --requeue, and --signal=B:TERM@60 so that a task near its time limit\n"
                      "saves its resume state. A task preempted or requeued (scontrol requeue) saves likewise and, back\n"
                      "in the queue, resumes from that state; a finished run's task exits at once. Submitting the script\n"
-                     "again continues whatever did not finish.");
+                     "again continues whatever did not finish.\n\n"
+                     "The time limit: --time T when given; else, with --estimate, the longest run's expected hours at\n"
+                     "one thread (lava sweep plan --estimate) x 1.5 plus 10 minutes, rounded up to the minute (more\n"
+                     "CPUs per task only shorten a run); else none (the partition's default).\n\n" + kEstimateHelp);
+  add_estimate_options(cl);
   cl.options().add_options()                                                                          //
       ("partition", po::value<std::string>(), "sbatch --partition")                                  //
-      ("time", po::value<std::string>(), "time limit per task (sbatch --time, e.g. 02:00:00)")        //
+      ("time", po::value<std::string>(), "time limit per task (sbatch --time, e.g. 02:00:00); overrides --estimate")  //
       ("cpus", po::value<std::string>()->default_value("1"), "CPUs per task; each run uses as many threads")  //
       ("mem", po::value<std::string>(), "memory per task (sbatch --mem, e.g. 4G)")                    //
       ("max-running", po::value<std::string>()->default_value("0"), "at most this many tasks at once (0 = no limit)")  //
@@ -212,6 +235,14 @@ int sweep_slurm(int argc, char** argv) {
   o.max_runs = max_runs(cl);
   const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, o.max_runs);
+  if (!cl.has("time"))
+    if (const std::optional<SweepEstimate> est = estimate_if_asked(cl, f, runs)) {
+      double longest = 0;
+      for (const RunEstimate& e : est->runs) longest = std::max(longest, e.core_hours);
+      o.time = slurm_time_limit(longest, kSlurmTimeFactor, kSlurmTimeExtraMinutes);
+      std::printf("time limit %s: the longest run's estimate, %.3f hours at one thread, x %g + %g min\n", o.time.c_str(),
+                  longest, kSlurmTimeFactor, kSlurmTimeExtraMinutes);
+    }
   // Written (and every value in it checked) before any directory is made.
   const std::string text = slurm_array_script(f, runs, o);
   const std::string script = cl.has("script") ? cl.get_string("script") : (std::filesystem::path(f.out) / "sweep.sbatch").string();

@@ -1,10 +1,10 @@
 #include "cli/positional_args.hpp"
 
-#include <string_view>
+#include <algorithm>
 
 namespace lava {
 
-SplitArgs split_positional(int argc, char** argv) {
+SplitArgs split_positional(int argc, char** argv, std::initializer_list<std::string_view> switches) {
   SplitArgs s;
   s.options.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -14,7 +14,8 @@ SplitArgs split_positional(int argc, char** argv) {
       continue;
     }
     s.options.emplace_back(a);
-    const bool is_switch = a == "--help" || a == "-h" || a == "--quiet" || a == "-q";
+    const bool is_switch = a == "--help" || a == "-h" || a == "--quiet" || a == "-q" ||
+                           std::find(switches.begin(), switches.end(), a) != switches.end();
     if (!is_switch && a.find('=') == std::string_view::npos && i + 1 < argc) s.options.emplace_back(argv[++i]);
   }
   return s;
