@@ -61,8 +61,8 @@ struct RunRecord {
 // into `unreadable`, so that one bad file costs its own run's row, not the whole report.
 RunRecord read_run_record(const std::string& run_dir);
 
-// The run directories under each DIR: DIR itself when it holds run.json, otherwise its subdirectories that do
-// (sorted by name). A DIR with neither throws InputError. A directory reached twice (DIR given twice, or DIR and
+// The run directories under each DIR: DIR itself when it holds run.json, otherwise every directory at any depth
+// below it that does (sorted by path; a run's own subdirectories are not searched, symlinks not followed). A DIR with neither throws InputError. A directory reached twice (DIR given twice, or DIR and
 // DIR/RUN, or through a symlink) is listed once, where it was first reached.
 std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs);
 
