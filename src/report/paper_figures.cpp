@@ -14,7 +14,7 @@ const std::vector<PaperFigures>& paper_figures() {
   static const std::vector<PaperFigures> rows = {
       //  attn            model                                    objective                E
       //  nmt: ppl  bleu   entropy ppl_kmax bleu_kmax     vqa: nll eval entropy
-      {"soft", "Soft Attention", "log p(y \\| E[z])", "–",  //
+      {"soft", "Soft Attention", "log p(y | E[z])", "–",  //
        7.17, 32.77, 1.24, kNone, kNone, 1.76, 58.93, 2.70},
       {"marginal", "Marginal Likelihood", "log E[p]", "Enum",  //
        6.34, 33.29, 0.82, 6.90, 33.31, 1.69, 60.33, 2.66},

@@ -10,7 +10,7 @@ namespace lava {
 struct PaperFigures {
   const char* attn;       // the --attn variant that implements the row
   const char* model;      // the paper's row name
-  const char* objective;  // the objective it trains, markdown ('|' escaped)
+  const char* objective;  // the objective it trains
   const char* estimator;  // E: how the expectation is computed (Enum, Sample, Relaxed, ...)
   // Translation (IWSLT14 de-en): Table 1 PPL and BLEU, Table 3's prior entropy, Table 2's K-max (K = 5) PPL and
   // BLEU. NaN where the paper has no figure.

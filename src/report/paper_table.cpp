@@ -75,7 +75,7 @@ ReportCell stat_cell(const std::string& key, const SeedStat& s, const char* form
 }
 
 ReportCell text_cell(const std::string& key, const std::string& text) {
-  ReportCell c{text, {}};
+  ReportCell c{escape_pipes(text), {}};
   if (!key.empty()) c.json.emplace_back(key, JsonValue(text));
   return c;
 }

@@ -61,7 +61,7 @@ SeedStat seed_stat(const std::vector<double>& values);
 
 // "mean ± sd" in `format` (the mean alone for one value, "–" for none) with JSON members key, key_sd, key_n.
 ReportCell stat_cell(const std::string& key, const SeedStat& s, const char* format);
-// A text cell with the JSON member key: "text" (no member for an empty key).
+// A text cell with the JSON member key: "text" (no member for an empty key); its '|' are escaped in markdown.
 ReportCell text_cell(const std::string& key, const std::string& text);
 // A number in `format` ("–" and null for NaN).
 ReportCell number_cell(const std::string& key, double x, const char* format);
