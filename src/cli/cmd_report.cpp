@@ -1,5 +1,6 @@
 // lava report DIR...: the runs of sweeps (report/run_record.hpp) merged into one table, grouped by their grid
-// values, with mean ± sd over seeds of the chosen figures (report/run_table.hpp).
+// values, with mean ± sd over seeds of the chosen figures (report/run_table.hpp); with --tables paper, the paper's
+// Tables 1, 2 and 3 and their pictures (report/paper_tables.hpp).
 #include <cstdio>
 
 #include "cli/command_line.hpp"
@@ -35,15 +36,15 @@ int cmd_report(int argc, char** argv) {
                  "lava report DIR... [--metrics ppl,kl_gap] [--format table|json|csv]\n"
                  "       lava report DIR... --tables paper [--plots DIR] [--format table|json]",
                  "Reads the runs at any depth under each DIR (a folder of sweeps, a sweep's runs directory, or one\n"
-                 "run's directory): their run.json,\n"
-                 "status.json and metrics.jsonl. Runs group by their grid values (and their sweep file, when there\n"
-                 "are several); each row gives mean ± sd over the group's finished seeds of every figure in\n"
-                 "--metrics. A figure M is the done line's key M, or else valid_M (lava train's done line, with the\n"
-                 "best epoch's line beneath it): ppl, elbo, kl, kl_gap, nll, accuracy, entropy, ...; sd divides by\n"
-                 "n - 1. A run that did not finish gets its own row with its state (failed, stopped, running or\n"
-                 "killed, not started) and its log's path. A run with a file that cannot be read is a row saying\n"
-                 "\"unreadable: FILE:LINE: what\", the same line goes to stderr, and the exit code is 1. A run reached\n"
-                 "twice (DIR given twice, DIR and DIR/RUN) counts once; two copies of one run are refused.\n\n"
+                 "run's directory): their run.json, status.json and metrics.jsonl. Runs group by their grid values\n"
+                 "(and their sweep file, when there are several); each row gives mean ± sd over the group's\n"
+                 "finished seeds of every figure in --metrics. A figure M is the done line's key M, or else valid_M\n"
+                 "(lava train's done line, with the best epoch's line beneath it): ppl, elbo, kl, kl_gap, nll,\n"
+                 "accuracy, entropy, ...; sd divides by n - 1. A run that did not finish gets its own row with its\n"
+                 "state (failed, stopped, running or killed, not started) and its log's path. A run with a file that\n"
+                 "cannot be read is a row saying \"unreadable: FILE:LINE: what\", the same line goes to stderr, and\n"
+                 "the exit code is 1. A run reached twice (DIR given twice, DIR and DIR/RUN) counts once; two copies\n"
+                 "of one run are refused.\n\n"
                  "--format table prints a markdown table; json prints one object per row and csv a header and rows,\n"
                  "both with M (the mean), M_sd and n columns at full precision.\n\n"
                  "--tables paper prints the paper's Tables 1, 2 and 3 instead (translation Table 1 with where and\n"
