@@ -2,6 +2,7 @@
 // n − 1), the rows and seeds each table counts, the JSON lines, and bad input that names FILE:LINE.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -181,4 +182,24 @@ TEST_CASE("paper tables: --plots writes the learning curves and PPL against K") 
   CHECK(kmax.find(">marginal<") != std::string::npos);
   CHECK(kmax.find(">soft<") == std::string::npos);
   CHECK(std::filesystem::exists(d.file("pics/vqa-curves-a.svg")) == false);
+}
+
+TEST_CASE("paper tables: figures and times print as the experiment scripts printed them") {
+  CHECK(format_figure(-0.0004, "%.3f") == "0.000");  // no sign on a figure that prints as zero
+  CHECK(format_figure(-0.0006, "%.3f") == "-0.001");
+  CHECK(format_figure(1e221, "%.2f") == "1e+221");  // a diverged bound, not 224 digits
+  CHECK(format_figure(std::nan(""), "%.2f") == "–");
+  CHECK(format_run_time(59.4) == "59s");
+  CHECK(format_run_time(59.5) == "1m00s");
+  CHECK(format_run_time(3725) == "1h02m");
+  CHECK(format_run_time(1e300) == "1e+300s");
+  // The mean time rounds half to even to whole seconds first (%.0f), then prints: 60.5 -> 60 s, 61.5 -> 62 s.
+  CHECK(train_time_cell(seed_stat({60, 61})).text == "1m00s");
+  CHECK(train_time_cell(seed_stat({61, 62})).text == "1m02s");
+  CHECK(train_time_cell(seed_stat({})).text == "–");
+  const SeedStat s = seed_stat({1, 2, std::nan(""), 3});
+  CHECK(s.n() == 3);
+  CHECK(s.sd() == 1);
+  CHECK(stat_cell("x", s, "%.2f").text == "2.00 ± 1.00");
+  CHECK(stat_cell("x", seed_stat({5}), "%.1f").text == "5.0");
 }

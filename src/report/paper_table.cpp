@@ -34,6 +34,8 @@ std::string format_figure(double x, const char* format) {
 
 std::string format_run_time(double seconds) {
   if (std::isnan(seconds)) return "–";
+  // Past a million hours (or below zero) the figure is no duration a run took: printed as the number it is.
+  if (!(seconds >= 0 && seconds < 3.6e9)) return format_figure(seconds, "%.0f") + "s";
   const long s = long(seconds + 0.5);
   if (s < 60) return fmt::format("{}s", s);
   if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
@@ -72,6 +74,11 @@ ReportCell stat_cell(const std::string& key, const SeedStat& s, const char* form
   }
   c.json = {{key, json_number(s.mean())}, {key + "_sd", json_number(s.sd())}, {key + "_n", JsonValue(int64_t(s.n()))}};
   return c;
+}
+
+ReportCell train_time_cell(const SeedStat& s) {
+  const double mean = s.mean();
+  return ReportCell{format_run_time(std::nearbyint(mean)), {{"train_seconds", json_number(mean)}}};
 }
 
 ReportCell text_cell(const std::string& key, const std::string& text) {

@@ -59,6 +59,11 @@ struct SeedStat {
 };
 SeedStat seed_stat(const std::vector<double>& values);
 
+// The mean over seeds of run times, rounded to whole seconds as printf's %.0f rounds (half to even), then printed by
+// format_run_time: the experiment scripts' two steps, so that a time reads the same to the second. JSON member
+// train_seconds, the exact mean.
+ReportCell train_time_cell(const SeedStat& s);
+
 // "mean ± sd" in `format` (the mean alone for one value, "–" for none) with JSON members key, key_sd, key_n.
 ReportCell stat_cell(const std::string& key, const SeedStat& s, const char* format);
 // A text cell with the JSON member key: "text" (no member for an empty key); its '|' are escaped in markdown.

@@ -56,12 +56,6 @@ size_t with_test_eval(const std::vector<const PaperRun*>& runs) {
   return n;
 }
 
-// Train time as the scripts printed it: the mean over seeds rounded to whole seconds, then as a duration.
-ReportCell train_time_cell(const SeedStat& s) {
-  const double rounded = s.n() ? std::stod(format_figure(s.mean(), "%.0f")) : kNaN;
-  return ReportCell{format_run_time(rounded), {{"train_seconds", s.n() ? JsonValue(s.mean()) : JsonValue()}}};
-}
-
 void add_table1(ReportDocument& doc, const RunGroup& g) {
   ReportTable t;
   t.name = "nmt-table1";
@@ -135,8 +129,8 @@ void add_stops(ReportDocument& doc, const RunGroup& g) {
       row.push_back(text_cell("stop", stop));
       row.push_back(number_cell("best_epoch", figure("best_epoch"), "%.4g"));
       row.push_back(number_cell("valid_ppl", figure("valid_ppl"), "%.2f"));
-      row.push_back(ReportCell{format_run_time(figure("seconds")), {{"train_seconds", JsonValue(figure("seconds"))}}});
-      if (std::isnan(figure("seconds"))) row.back().json[0].second = JsonValue();
+      const double seconds = figure("seconds");
+      row.push_back(ReportCell{format_run_time(seconds), {{"train_seconds", std::isnan(seconds) ? JsonValue() : JsonValue(seconds)}}});
       t.rows.push_back(std::move(row));
     }
   doc.table(std::move(t));
@@ -167,8 +161,9 @@ void add_table1_notes(ReportDocument& doc, const RunGroup& g) {
 int64_t table2_k(const RunGroup& g) {
   for (const PaperRun* r : g.runs)
     for (const RunEvaluation& e : r->evals) {
+      // A whole K within reason: K is a count of source positions.
       const double k = e.figure("kmax");
-      if (!std::isnan(k) && k > 0 && !std::isnan(e.figure("bleu"))) return int64_t(k);
+      if (k > 0 && k < 1e9 && k == std::floor(k) && !std::isnan(e.figure("bleu"))) return int64_t(k);
     }
   return 0;
 }

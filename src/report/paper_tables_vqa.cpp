@@ -136,9 +136,7 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
     row.push_back(stat_cell("epochs", finished_stat(runs, "epochs"), "%.1f"));
     row.push_back(stat_cell("steps", finished_stat(runs, "steps"), "%.0f"));
     row.push_back(stat_cell("best_epoch", finished_stat(runs, "best_epoch"), "%.1f"));
-    const SeedStat seconds = finished_stat(runs, "seconds");
-    const double rounded = seconds.n() ? std::stod(format_figure(seconds.mean(), "%.0f")) : kNaN;
-    row.push_back(ReportCell{format_run_time(rounded), {{"train_seconds", seconds.n() ? JsonValue(seconds.mean()) : JsonValue()}}});
+    row.push_back(train_time_cell(finished_stat(runs, "seconds")));
     size_t ok = 0;
     for (const PaperRun* r : runs) ok += r->test_eval() != nullptr;
     row.push_back(ReportCell{fmt::format("{}/{}", ok, runs.size()),
