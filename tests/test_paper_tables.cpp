@@ -123,8 +123,14 @@ TEST_CASE("paper tables: VQA Table 1 per mix and the VQA columns of the prior en
     const std::string run = write_paper_run(d.file("vqa"), "soft" + std::to_string(s), v);
     write_text(run + "/eval/x.jsonl", vqa_eval_rows(acc[s - 1], nll[s - 1], entropy[s - 1]));
   }
+  // A sequence VAE run beside them has no attn and no row in the paper's tables: left out.
+  PaperRunSpec vae = spec("soft", 1);
+  vae.task = "seqvae";
+  write_paper_run(d.file("vae"), "r", vae);
+  write_text(d.file("vae/r/config.ini"), "task = seqvae\nseed = 1\n");
   const std::string md = tables_of(d.dir.string());
   INFO(md);
+  CHECK(md.find("seqvae") == std::string::npos);
   CHECK(has_line(md, "## Mix `a`: 100 test questions"));
   // Accuracy 50 and 70 % -> 60 ± 14.14; NLL 1 and 2 -> 1.5 ± 0.707; −ELBO likewise; stops counted by name.
   CHECK(has_line(md, "| Soft Attention | log p(y \\| E[z]) | – | 1.500 ± 0.707 | 1.76 | 60.00 ± 14.14 | 58.93 | 1.500 ± 0.707 | "

@@ -119,6 +119,8 @@ std::vector<PaperRun> read_paper_runs(const std::vector<std::string>& run_dirs) 
     PaperRun r;
     r.record = read_run_record(dir);
     if (!r.record.unreadable.empty()) throw InputError(r.record.unreadable);
+    // Captioning and the sequence VAE have no row in the paper's tables.
+    if (r.record.task != "nmt" && r.record.task != "vqa") continue;
     const std::string config = (fs::path(dir) / kRunConfigFile).string();
     r.config = read_config_lines(config);
     const std::string* attn = r.option("attn");

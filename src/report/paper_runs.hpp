@@ -44,7 +44,8 @@ struct PaperRun {
   const RunEvaluation* kmax_eval(int64_t k, bool with_bleu = false) const;
 };
 
-// Reads every run: run.json, status.json, config.ini, metrics.jsonl and eval/*.jsonl. Strict, since a table built
+// Reads every translation and VQA run (the tasks of the paper's tables; runs of other tasks are left out): run.json,
+// status.json, config.ini, metrics.jsonl and eval/*.jsonl. Strict, since a table built
 // from half a run's files would print wrong figures: any file that cannot be read, a config line that is not
 // "key = value", a run without attn, or an evaluation without a result row throws InputError "FILE:LINE: what".
 std::vector<PaperRun> read_paper_runs(const std::vector<std::string>& run_dirs);
