@@ -19,11 +19,11 @@ const std::vector<std::string> kInferenceRows = {"var-enum", "var-sample", "var-
 
 double paper_or_nan(const PaperFigures* p, double PaperFigures::*field) { return p ? p->*field : kNaN; }
 
-// The paper's "Model | Objective | E" cells of a row (the variant's name alone when the paper has no such row).
-void lead_cells(std::vector<ReportCell>& row, const std::string& attn, bool objective_and_e, const std::string& e_suffix = "") {
+// The paper's "Model | Objective | E" cells of a row (the variant's name alone when the paper has no such row), E
+// followed by e_suffix.
+void lead_cells(std::vector<ReportCell>& row, const std::string& attn, const std::string& e_suffix) {
   const PaperFigures* p = paper_figures_of(attn);
   row.push_back(text_cell("model", p ? p->model : attn));
-  if (!objective_and_e) return;
   row.push_back(text_cell("objective", p ? p->objective : ""));
   row.push_back(text_cell("estimator", std::string(p ? p->estimator : "") + e_suffix));
 }
@@ -71,7 +71,7 @@ void add_table1(ReportDocument& doc, const RunGroup& g) {
       if (const JsonValue* v = r->done ? r->done->find("nan") : nullptr; v && v->kind() == JsonValue::Kind::boolean && v->boolean())
         nan += fmt::format(" (NaN in training, seed {})", r->record.seed);
     std::vector<ReportCell> row;
-    lead_cells(row, attn, true, nan);
+    lead_cells(row, attn, nan);
     row.push_back(attn_cell(attn));
     row.push_back(stat_cell("ppl", test_stat(runs, "ppl"), "%.2f"));
     row.push_back(paper_cell("ppl", paper_or_nan(p, &PaperFigures::nmt_ppl)));
