@@ -234,15 +234,17 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS    ?=
 FUZZ_FLAGS   := -std=c++20 -O1 -g1 -march=native -fno-math-errno -ffp-contract=off $(WARNINGS) -MMD -MP -Isrc \
                 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_NAMES   := safetensors npy idx mo corpus questions alignment config toy_params model_metadata sweep_file run_record
+FUZZ_NAMES   := safetensors npy idx mo corpus questions alignment config toy_params model_metadata sweep_file run_record paper_runs
 FUZZ_LIB_SRC := src/core/atomic_file.cpp src/core/read_file.cpp src/core/quote_input.cpp src/core/utf8.cpp src/core/json.cpp src/core/json_write.cpp \
                 src/nn/safetensors.cpp src/data/npy_file.cpp src/data/idx_reader.cpp src/data/mo_file.cpp \
                 src/data/parallel_corpus.cpp src/data/vocab.cpp src/data/tokenize.cpp src/data/vqa_questions.cpp src/data/scenes.cpp \
                 src/data/scene_questions.cpp src/data/scene_captions.cpp \
                 src/data/alignment.cpp src/cli/config_file.cpp src/tasks/toy/params.cpp src/tasks/model_file_checks.cpp \
-                src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_sections.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
-                src/sweep/run_evals.cpp src/sweep/redirected_command.cpp \
-                src/sweep/self_executable.cpp src/report/run_record.cpp src/report/run_table.cpp src/report/table.cpp
+                 src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_sections.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
+                 src/sweep/run_evals.cpp src/sweep/redirected_command.cpp \
+                 src/sweep/self_executable.cpp src/report/run_record.cpp src/report/run_table.cpp src/report/table.cpp \
+                 src/report/paper_runs.cpp src/report/paper_table.cpp src/report/paper_figures.cpp src/report/paper_report.cpp \
+                 src/report/paper_tables_nmt.cpp src/report/paper_tables_vqa.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 

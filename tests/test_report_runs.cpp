@@ -107,3 +107,23 @@ TEST_CASE("report: a run directory reads back; a broken metrics line names file:
   check_input_error([&] { read_run_status(run); }, run + "/status.json", "unknown run state");
   check_input_error([&] { find_run_dirs({d.file("nothing")}); }, d.file("nothing"), "not a directory");
 }
+
+TEST_CASE("report: runs are found at any depth below DIR, not inside a run, not through a symlink") {
+  TempDir d;
+  auto run_at = [&](const std::string& rel, const std::string& id) {
+    const std::string run = d.file(rel);
+    std::filesystem::create_directories(run + "/eval");
+    write_text(run + "/run.json", "{\"id\":\"" + id + "\",\"index\":0,\"sweep\":\"/s.ini\",\"task\":\"nmt\",\"seed\":1,\"grid\":{}}");
+    return run;
+  };
+  const std::string a = run_at("sweeps/nmt/aaa", "a"), b = run_at("sweeps/vqa/mix/bbb", "b");
+  // A run.json inside a run's own folder is no run of its own.
+  run_at("sweeps/nmt/aaa/eval/inner", "inner");
+  std::filesystem::create_directories(d.file("elsewhere"));
+  const std::string c = run_at("elsewhere/ccc", "c");
+  std::filesystem::create_directory_symlink(d.file("elsewhere"), d.file("sweeps/link"));
+  CHECK(find_run_dirs({d.file("sweeps")}) == std::vector<std::string>{a, b});
+  CHECK(find_run_dirs({d.dir.string()}) == std::vector<std::string>{c, a, b});
+  std::filesystem::create_directories(d.file("empty/deep/er"));
+  check_input_error([&] { find_run_dirs({d.file("empty")}); }, d.file("empty"), "no runs here");
+}

@@ -114,6 +114,31 @@ RunRecord read_run_record(const std::string& run_dir) {
   return r;
 }
 
+namespace {
+
+// The run directories at any depth under `dir` (not `dir` itself), sorted by path. A run's own directory is not
+// searched further: its subdirectories (eval/, plots) hold no runs. Symlinked directories are not followed, so a
+// link loop cannot make the walk endless.
+std::vector<std::string> runs_below(const std::string& dir) {
+  std::vector<std::string> runs;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    // directory_options::none: the iterator never descends through a symlink, and a run reached through one is
+    // not listed (its target is listed where it lies, if it lies below DIR).
+    if (it->is_symlink(ec) || !it->is_directory(ec)) continue;
+    if (fs::exists(it->path() / kRunInfoFile)) {
+      runs.push_back(it->path().string());
+      it.disable_recursion_pending();
+    }
+  }
+  if (ec) throw input_error(dir, 0, "cannot list: " + ec.message());
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+}  // namespace
+
 std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs) {
   std::vector<std::string> out;
   std::set<std::string> seen;  // real paths
@@ -129,12 +154,8 @@ std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs) {
       add(d);
       continue;
     }
-    std::vector<std::string> runs;
-    for (const auto& e : fs::directory_iterator(d, ec))
-      if (e.is_directory() && fs::exists(e.path() / kRunInfoFile)) runs.push_back(e.path().string());
-    if (ec) throw input_error(d, 0, "cannot list: " + ec.message());
-    if (runs.empty()) throw input_error(d, 0, std::string("no runs here (no ") + kRunInfoFile + " in it or its subdirectories)");
-    std::sort(runs.begin(), runs.end());
+    const std::vector<std::string> runs = runs_below(d);
+    if (runs.empty()) throw input_error(d, 0, std::string("no runs here (no ") + kRunInfoFile + " in it or below it)");
     for (const std::string& r : runs) add(r);
   }
   return out;

@@ -24,6 +24,7 @@ inline constexpr const char* kRunStatusFile = "status.json";
 inline constexpr const char* kRunMetricsFile = "metrics.jsonl";
 inline constexpr const char* kRunLogFile = "train.log";
 inline constexpr const char* kRunModelFile = "model.safetensors";
+inline constexpr const char* kRunEvalDir = "eval";  // eval/NAME.jsonl: one evaluation of the run's model
 
 // How far a run got. `running` is also what a run killed without warning (SIGKILL, a lost node) leaves behind.
 enum class RunState { not_started, running, finished, failed, stopped };
@@ -61,8 +62,8 @@ struct RunRecord {
 // into `unreadable`, so that one bad file costs its own run's row, not the whole report.
 RunRecord read_run_record(const std::string& run_dir);
 
-// The run directories under each DIR: DIR itself when it holds run.json, otherwise its subdirectories that do
-// (sorted by name). A DIR with neither throws InputError. A directory reached twice (DIR given twice, or DIR and
+// The run directories under each DIR: DIR itself when it holds run.json, otherwise every directory at any depth
+// below it that does (sorted by path; a run's own subdirectories are not searched, symlinks not followed). A DIR with neither throws InputError. A directory reached twice (DIR given twice, or DIR and
 // DIR/RUN, or through a symlink) is listed once, where it was first reached.
 std::vector<std::string> find_run_dirs(const std::vector<std::string>& dirs);
 

@@ -17,8 +17,6 @@
 
 namespace lava {
 
-inline constexpr const char* kRunEvalDir = "eval";
-
 // RUN/eval/NAME.jsonl.
 std::string eval_result_path(const SweepRun& r, const std::string& name);
 // The evaluations of `r` without their NAME.jsonl, in the file's order.
