@@ -84,7 +84,7 @@ $(BUILD)/obj/%.o: %.cpp $(PCH_LIB).gch
 
 $(BUILD)/obj/tests/%.o: tests/%.cpp $(PCH_TEST).gch
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -Winvalid-pch -include $(PCH_TEST) -c $< -o $@
+	$(CXX) $(TEST_CXXFLAGS) -Itests -Winvalid-pch -include $(PCH_TEST) -c $< -o $@
 
 $(BUILD)/liblava.a: $(LIB_OBJ)
 	@rm -f $@
@@ -96,16 +96,16 @@ $(BUILD)/lava: $(BUILD)/obj/src/cli/main.o $(BUILD)/liblava.a
 $(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
-# The test runner ends with the line `tests: N passed, M failed` (tests/main.cpp).
+# The test runner ends with the line `tests: N passed, M failed, K skipped` (tests/support/main.cpp).
 test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
 # A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs a 4-run sweep
-# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s (tests/test_slurm.sh).
+# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s (tests/sweep/test_slurm.sh).
 test-slurm: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
-	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/test_slurm.sh
+	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/sweep/test_slurm.sh
 
 # The demo's translation part trains soft attention, the exact marginal and variational attention for DEMO_STEPS
 # updates each on the gettext corpus: equal updates, since soft attention does about three times as many a minute.
