@@ -1,7 +1,7 @@
 #pragma once
-// Independent computations in double for the sampled members of the wider family (var-dirichlet, gauss-ctx, bam-*)
-// on the tiny problem of tests/families_tiny.hpp: the cases compared, a probe head that reveals the context, the
-// prior and posterior of each query with samplers from <random> and the closed-form KL, and the reference figures
+// Independent computations in double for the sampled members of the wider family (var-dirichlet, gauss-ctx, bam-*) on
+// the tiny problem of tests/attention/families_tiny.hpp: the cases compared, a probe head that reveals the context,
+// the prior and posterior of each query with samplers from <random> and the closed-form KL, and the reference figures
 // (naive likelihood by prior sampling, KL, ELBO, Jensen bound) they give.
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
-// The tiny attention problem of the families tests (tests/test_families.cpp, tests/test_families_objective.cpp): two
-// batch rows of queries over a short memory with every input a parameter, and its output head, prior and posterior
-// rows recomputed in double.
+// The tiny attention problem of the families tests (tests/attention/test_families.cpp,
+// tests/attention/test_families_objective.cpp): two batch rows of queries over a short memory with every input a
+// parameter, and its output head, prior and posterior rows recomputed in double.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The sampled members of the wider family of attention variants (attention/variant.hpp) against independent
-// computations in double (tests/families_reference.hpp): their importance-weighted likelihood against naive sampling
-// from the prior, their KL against the closed forms, their ELBO and their training draws against our own samplers of
-// q, and evaluation figures that do not depend on what the tape already holds. (Objectives and gradients:
+// computations in double (tests/attention/families_reference.hpp): their importance-weighted likelihood against naive
+// sampling from the prior, their KL against the closed forms, their ELBO and their training draws against our own
+// samplers of q, and evaluation figures that do not depend on what the tape already holds. (Objectives and gradients:
 // test_families_objective.cpp; deterministic weights and the CLI: test_families_weights.cpp, test_families_cli.cpp.)
 #include <doctest/doctest.h>
 #include <omp.h>

@@ -34,7 +34,7 @@ const AttnVariant kNew[] = {parse_attn_variant("var-dirichlet", "nmt"), parse_at
                             parse_attn_variant("structured", "nmt"),    parse_attn_variant("sigmoid", "nmt")};
 
 // A synthetic corpus (24/6/6 pairs) and a VQA data set of 8 images × 3 regions × 4 features whose answer is a
-// function of one region's first feature (as tests/test_vqa.cpp's), built once.
+// function of one region's first feature (as in tests/tasks/vqa/vqa_fixture.hpp), built once.
 struct Fixture {
   TempDir tmp{"families"};
   std::string corpus = tmp.file("synth"), features = tmp.file("feats.npy"), questions = tmp.file("q");

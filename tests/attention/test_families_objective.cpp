@@ -1,7 +1,8 @@
 // The training objectives of the wider family of attention variants (attention/variant.hpp) on the tiny problem of
-// tests/families_tiny.hpp: the categorical warm start's gradients against their values in double (and var-dirichlet's
-// Jensen bound against tests/families_reference.hpp), the KL weight of gauss-ctx and bam-* under --att-kl and the
-// ramp, and a training step's bits with 1 and 2 threads. (Sampled evaluation: test_families.cpp.)
+// tests/attention/families_tiny.hpp: the categorical warm start's gradients against their values in double (and
+// var-dirichlet's Jensen bound against tests/attention/families_reference.hpp), the KL weight of gauss-ctx and bam-*
+// under --att-kl and the ramp, and a training step's bits with 1 and 2 threads. (Sampled evaluation:
+// test_families.cpp.)
 #include <doctest/doctest.h>
 #include <omp.h>
 

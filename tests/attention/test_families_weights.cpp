@@ -1,6 +1,6 @@
 // The deterministic weights of the wider family (structured CRF, sigmoid, Dirichlet prior mean) against brute force
-// in double, values and gradients, and the structured weights' range safety. (tests/test_families_cli.cpp runs the
-// variants through the binary; tests/test_families_objective.cpp checks their objectives.)
+// in double, values and gradients, and the structured weights' range safety. (tests/attention/test_families_cli.cpp
+// runs the variants through the binary; tests/attention/test_families_objective.cpp checks their objectives.)
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 // GEMM test problems: random op(A), op(B), C with padded rows, and the check of a result against gemm_naive with
-// the standard rounding bound (tests/test_gemm.cpp, test_gemm_packed_driver.cpp).
+// the standard rounding bound (tests/gemm/test_gemm.cpp, test_gemm_packed_driver.cpp).
 #include <cmath>
 #include <cstdint>
 #include <cstring>

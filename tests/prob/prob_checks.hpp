@@ -1,6 +1,6 @@
 #pragma once
-// The Monte Carlo checks of the distribution tests (tests/test_prob.cpp, tests/test_prob_gamma.cpp): sample moments
-// and estimates against exact values within 5 standard errors, and the samples of an op run in no-grad mode.
+// The Monte Carlo checks of the distribution tests (tests/prob/test_prob.cpp, tests/prob/test_prob_gamma.cpp): sample
+// moments and estimates against exact values within 5 standard errors, and the samples of an op run in no-grad mode.
 #include <doctest/doctest.h>
 
 #include <cmath>

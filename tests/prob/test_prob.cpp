@@ -3,7 +3,7 @@
 // gradient-check catalogue, shape errors, and 1- vs 2-thread determinism of every sampler, KL and CRF op.
 // Statistical checks allow 5 standard errors (computed from the distribution's own moments where they are known):
 // the seeds are fixed, so each check is deterministic, and 5σ keeps it from depending on the seed chosen. Gamma and
-// Dirichlet: tests/test_prob_gamma.cpp; CRF against enumeration: tests/test_prob_crf.cpp.
+// Dirichlet: tests/prob/test_prob_gamma.cpp; CRF against enumeration: tests/prob/test_prob_crf.cpp.
 #include <doctest/doctest.h>
 #include <omp.h>
 

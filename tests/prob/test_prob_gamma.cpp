@@ -1,8 +1,8 @@
 // The gamma and Dirichlet distributions of src/prob (a Dirichlet draw is normalised gamma draws): sample moments
 // against their formulas, the gamma sample's gradient against the quantile's finite differences at fixed u,
 // reparameterised gradients against finite differences of expectations on fixed noise, bad and tiny shapes, and
-// KL(Dir‖Dir) against Monte Carlo. Statistical checks allow 5 standard errors (tests/prob_checks.hpp). The other
-// distributions: tests/test_prob.cpp.
+// KL(Dir‖Dir) against Monte Carlo. Statistical checks allow 5 standard errors (tests/prob/prob_checks.hpp). The other
+// distributions: tests/prob/test_prob.cpp.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,5 +1,6 @@
 #pragma once
-// A fake Fashion-MNIST directory for tests that build scenes (test_scenes.cpp, test_caption*.cpp).
+// A fake Fashion-MNIST directory for tests that build scenes (tests/data/test_scenes.cpp,
+// tests/data/test_caption_data.cpp, and support/tiny_scenes.hpp for the captioning and task-registry tests).
 #include <cstdint>
 #include <string>
 #include <utility>

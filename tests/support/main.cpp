@@ -1,7 +1,7 @@
 // doctest runner. After doctest's own summary it prints the plain closing line CI reads:
 //   tests: N passed, M failed, K skipped
 // K counts the test cases marked skipped (doctest::skip(true)): those that need what this machine or this build
-// lacks, e.g. GNU parallel, Fashion-MNIST, or the profiling build (tests/skip_unless.hpp).
+// lacks, e.g. GNU parallel, Fashion-MNIST, or the profiling build (tests/support/skip_unless.hpp).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Decorators for test cases that need something this machine or this build may lack. A skipped test case is
-// reported as skipped in the closing line (tests/main.cpp), never counted as passed.
+// reported as skipped in the closing line (tests/support/main.cpp), never counted as passed.
 //   TEST_CASE("name" * skip_unless_profiling_build()) { ... }
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #pragma once
-// The tiny translation run of the resume tests (tests/test_resume.cpp, tests/test_resume_signal.cpp): its corpus,
-// its `lava train` flags, and the comparison of two resume states bit for bit.
+// The tiny translation run of the resume tests (tests/train/test_resume.cpp, tests/train/test_resume_signal.cpp): its
+// corpus, its `lava train` flags, and the comparison of two resume states bit for bit.
 #include <doctest/doctest.h>
 
 #include <cstring>

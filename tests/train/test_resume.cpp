@@ -1,6 +1,6 @@
 // lava train --task nmt: stopping and resuming. A run stopped mid-epoch (by --max-steps) and resumed gives the
 // uninterrupted run's bits; the options of the resumed run are checked; a damaged state is one InputError; a NaN
-// step leaves the last state alone; --plot writes the pictures. Stops by a signal: tests/test_resume_signal.cpp.
+// step leaves the last state alone; --plot writes the pictures. Stops by a signal: tests/train/test_resume_signal.cpp.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // lava train --task nmt stopped by a signal: a second signal outside a save stops at once and one during a save
 // waits (core/stop_signal.hpp); SIGTERM stops `lava train` with exit 143 and a state that resumes to the
-// uninterrupted run's bits. The other stops and resumes: tests/test_resume.cpp.
+// uninterrupted run's bits. The other stops and resumes: tests/train/test_resume.cpp.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // The training loop every task shares (train/loop.hpp), through the binary: --resume continues VQA and sequence-VAE
-// runs bit for bit as translation's (tests/test_resume.cpp); runs killed with SIGKILL or SIGTERM at random points
+// runs bit for bit as translation's (tests/train/test_resume.cpp); runs killed with SIGKILL or SIGTERM at random points
 // resume to the uninterrupted run's bytes; a second run on the same --save fails at once naming the holder; --save is
 // checked before any training; -q silences the epoch lines.
 #include <doctest/doctest.h>

@@ -1,7 +1,8 @@
 #pragma once
-// A plain-loop reference of the sequence VAE (tasks/seqvae/model.hpp) in double, for tests/test_seqvae.cpp: the BiLSTM
-// encoder, the posterior, z = μ + σε for given ε, the LSTM decoder with soft attention (additive or multiplicative)
-// or none, and the output softmax, one sentence at a time with no batching, padding or fused kernels.
+// A plain-loop reference of the sequence VAE (tasks/seqvae/model.hpp) in double, for
+// tests/tasks/seqvae/test_seqvae.cpp: the BiLSTM encoder, the posterior, z = μ + σε for given ε, the LSTM decoder
+// with soft attention (additive or multiplicative) or none, and the output softmax, one sentence at a time with no
+// batching, padding or fused kernels.
 #include <doctest/doctest.h>
 
 #include <algorithm>

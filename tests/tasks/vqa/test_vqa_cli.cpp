@@ -1,5 +1,5 @@
-// The VQA CLI functions end to end on the tiny data set of tests/vqa_fixture.hpp: `lava train --task vqa` writes
-// JSON epoch lines, the best model and plots, `lava eval --task vqa` reads them back, and argument errors.
+// The VQA CLI functions end to end on the tiny data set of tests/tasks/vqa/vqa_fixture.hpp: `lava train --task vqa`
+// writes JSON epoch lines, the best model and plots, `lava eval --task vqa` reads them back, and argument errors.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,6 +1,7 @@
-// The VQA evaluation figures against independent computations: nll, accuracy and the per-type figures of the model
-// on the tiny data set (tests/vqa_tiny_model.hpp) recomputed with plain loops in double, and accuracy, VQA score,
-// unseen answers and region accuracy of a hand-made case. The model itself: tests/test_vqa_model.cpp.
+// The VQA evaluation figures against independent computations: nll, accuracy and the per-type figures of the model on
+// the tiny data set (tests/tasks/vqa/vqa_tiny_model.hpp) recomputed with plain loops in double, and accuracy, VQA
+// score, unseen answers and region accuracy of a hand-made case. The model itself:
+// tests/tasks/vqa/test_vqa_model.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>

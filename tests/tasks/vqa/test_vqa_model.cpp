@@ -1,7 +1,7 @@
-// The VQA model on a tiny user data set (a .npy of region features and question TSVs, tests/vqa_fixture.hpp): the
-// KL-gap identity per question for var-enum, every bad-input case, bit-identical training steps with 1 and 2
-// threads. Its evaluation figures against plain loops and a hand-made case are in tests/test_vqa_eval.cpp, the CLI
-// functions end to end in tests/test_vqa_cli.cpp.
+// The VQA model on a tiny user data set (a .npy of region features and question TSVs,
+// tests/tasks/vqa/vqa_fixture.hpp): the KL-gap identity per question for var-enum, every bad-input case,
+// bit-identical training steps with 1 and 2 threads. Its evaluation figures against plain loops and a hand-made case
+// are in tests/tasks/vqa/test_vqa_eval.cpp, the CLI functions end to end in tests/tasks/vqa/test_vqa_cli.cpp.
 #include <doctest/doctest.h>
 #include <omp.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 #pragma once
-// The tiny VQA data set of tests/test_vqa_model.cpp, tests/test_vqa_eval.cpp (through tests/vqa_tiny_model.hpp) and
-// tests/test_vqa_cli.cpp.
+// The tiny VQA data set of tests/tasks/vqa/test_vqa_model.cpp, tests/tasks/vqa/test_vqa_eval.cpp (through
+// tests/tasks/vqa/vqa_tiny_model.hpp) and tests/tasks/vqa/test_vqa_cli.cpp.
 #include <fmt/format.h>
 
 #include <filesystem>

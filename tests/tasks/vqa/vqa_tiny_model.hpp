@@ -1,6 +1,6 @@
 #pragma once
 // The tiny VQA data set (vqa_fixture.hpp) loaded and encoded, and a small model configuration for it: the setting of
-// tests/test_vqa_model.cpp and tests/test_vqa_eval.cpp.
+// tests/tasks/vqa/test_vqa_model.cpp and tests/tasks/vqa/test_vqa_eval.cpp.
 #include <vector>
 
 #include "attention/variant.hpp"
