@@ -1,5 +1,5 @@
 // tools/bench-train.sh's arithmetic (`make bench`), with stand-ins for `lava bench train` and the PyTorch peer that
-// print fixed JSON lines: the speed ratio, issue 23's target, the fraction of the FMA peak and of the kernel loop
+// print fixed JSON lines: the speed ratio, the target ratio, the fraction of the FMA peak and of the kernel loop
 // that target needs, what it asks of the GEMMs with the other work as profiled, the scaling table (the median of the
 // rounds' own ratios), the order of the rounds, and the refusal of a reference-BLAS peer and of a peer whose BLAS ran
 // on another thread count than the row's.
