@@ -174,7 +174,7 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
             ob->sgemm(101, ta ? 112 : 111, tb ? 112 : 111, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
           });
         }
-        // Rounds of one sample each, so that the machine's drift (this VM's speed moves by up to 2× within
+        // Rounds of one sample each, so that the machine's drift (a VM's speed can change severalfold within
         // minutes) reaches LAVA, the FMA peak and OpenBLAS alike.
         std::vector<double> peak, lava, lava_packed, open_blas;
         for (int r = 0; r < repeats; ++r) {
