@@ -158,6 +158,7 @@ TEST_CASE("cli: lava bench gemm prints one JSON row per case and rejects bad lis
     CHECK(row.at("gflops").number() > 0);
     CHECK(row.at("packed_gflops").number() > 0);
     CHECK(row.at("kernel_loop_ratio").number() > 0);
+    CHECK(row.at("error_ratio").number() <= 1.0);  // the product timed is the right one
     CHECK(row.at("trans").str() == "NN");
     // which kernels ran: LAVA's micro-kernel, and OpenBLAS's core name exactly when OpenBLAS was timed
     CHECK(row.at("kernel").str() == lava::gemm_kernel_name());

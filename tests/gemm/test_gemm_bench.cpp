@@ -1,4 +1,5 @@
-// lava::run_gemm_bench (the harness behind `lava bench gemm`): argument checks, one row per combination, and an
+// lava::run_gemm_bench (the harness behind `lava bench gemm`): argument checks, one row per combination whose timed
+// products are checked against a double-precision reference (a check that fails for a wrong product), and an
 // environment left as it was after loading OpenBLAS; the kernel loop behind kernel_loop_ratio. The GEMM itself is
 // tested in test_gemm.cpp.
 #include <doctest/doctest.h>
@@ -6,6 +7,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -46,6 +48,29 @@ TEST_CASE("gemm bench: rejects bad arguments and reports one row per combination
   CHECK(rows[1].peak_ratio > 0.0);
   CHECK((rows[1].openblas_gflops > 0.0 || rows[1].openblas_gflops == -1.0));
   CHECK(rows[1].packed_gflops > 0.0);
+  // Every product the rows timed (plain, packed, OpenBLAS's) is within the rounding bound of the reference.
+  CHECK(rows[0].error_ratio <= 1.0);
+  CHECK(rows[1].error_ratio <= 1.0);
+  const auto more = lava::run_gemm_bench({{37, 29, 300}}, {2}, {"NT", "TT"}, 1);  // edge tiles, two threads
+  REQUIRE(more.size() == 2);
+  for (const auto& row : more) CHECK(row.error_ratio <= 1.0);
+
+  // The check itself fails for a wrong answer. C = op(A)·op(B) in float, A 3×4 (read as 4×3 transposed), B 4×5.
+  const int M = 3, N = 5, K = 4;
+  std::vector<float> A(M * K), B(K * N), C(M * N, 0.f);
+  for (int i = 0; i < M * K; ++i) A[size_t(i)] = 0.25f * float(i % 7) - 0.6f;
+  for (int i = 0; i < K * N; ++i) B[size_t(i)] = 0.5f - 0.125f * float(i % 9);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int k = 0; k < K; ++k) C[size_t(i * N + j)] += A[size_t(k * M + i)] * B[size_t(k * N + j)];
+  CHECK(lava::gemm_error_ratio(true, false, M, N, K, A.data(), M, B.data(), N, C.data(), N) <= 1.0);
+  CHECK(lava::gemm_error_ratio(false, false, M, N, K, A.data(), K, B.data(), N, C.data(), N) > 1.0);  // A untransposed
+  std::vector<float> off = C;
+  off[size_t(M * N - 1)] += 1e-3f;  // one corner entry off by far more than rounding
+  CHECK(lava::gemm_error_ratio(true, false, M, N, K, A.data(), M, B.data(), N, off.data(), N) > 1.0);
+  off = C;
+  off[0] = std::nanf("");
+  CHECK(lava::gemm_error_ratio(true, false, M, N, K, A.data(), M, B.data(), N, off.data(), N) > 1.0);
 }
 
 TEST_CASE("gemm bench: each path's kernel loop adds one Â·B̂ tile a call and counts its flops") {

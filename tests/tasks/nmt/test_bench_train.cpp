@@ -32,7 +32,8 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
     o.batch = 3, o.src_len = 4, o.tgt_len = 5, o.steps = 2, o.warmup = 1;
     const TrainBenchResult r = run_train_bench(o);
     CAPTURE(variant_info(v).name);
-    CHECK(r.tokens_per_s > 0);
+    CHECK(r.step_seconds > 0);
+    CHECK(r.tokens_per_s * r.step_seconds == doctest::Approx(3 * 5));  // B · tgt_len predicted tokens a step
     CHECK(r.gemm_work_counted == lava::op_profile::kBuilt);
     CHECK((r.gflop_per_step > 0) == lava::op_profile::kBuilt);
     // An untrained model (init ±0.1) is close to uniform over the 50 words: objective ≈ −log 50 per token.
@@ -48,6 +49,7 @@ TEST_CASE("bench train: a step of every benchmarked variant is finite and the JS
     CAPTURE(key);
     CHECK(row.at(key).number() > 0);
   }
+  CHECK(row.at("tokens_per_s").number() * row.at("step_ms").number() * 1e-3 == doctest::Approx(2 * 3));
   // The GEMM work: counted by the profiling build, n/a in the product build (never a made-up 0).
   const char* const work_keys[] = {"gflop_per_step", "gflops",        "peak_ratio",        "of_kernel_loop",
                                    "output_gflop_per_step", "output_gflops", "output_peak_ratio", "output_step_share"};
