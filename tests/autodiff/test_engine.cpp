@@ -16,6 +16,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 #include "nn/params.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace lava;
 
@@ -277,7 +278,8 @@ TEST_CASE("checkpoint: parameters round-trip bit-exactly; mismatches name the fi
   ParamStore<float> a;
   a.add("enc/w", Shape{3, 4}), a.add("dec/b", Shape{5});
   a.init_uniform(1.0f, 11);
-  const std::string path = "/tmp/lava_test_ckpt_" + std::to_string(getpid()) + ".safetensors";
+  const TempDir tmp("ckpt");
+  const std::string path = tmp.file("ckpt.safetensors");
   save_params(path, a, {{"model", "tiny"}});
   ParamStore<float> b;
   b.add("enc/w", Shape{3, 4}), b.add("dec/b", Shape{5});

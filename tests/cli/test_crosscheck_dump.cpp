@@ -9,9 +9,11 @@
 using namespace lava;
 
 TEST_CASE("crosscheck-dump: usage errors are one line and exit 2") {
-  for (const char* args : {"crosscheck-dump --attn soft", "crosscheck-dump --attn gauss-ctx --out /tmp/x",
-                           "crosscheck-dump --task vqa --attn structured --out /tmp/x",
-                           "crosscheck-dump --task nope --out /tmp/x", "crosscheck-dump --hidden 7 --out /tmp/x"}) {
+  TempDir tmp("xcheck_usage");
+  const std::string out = " --out " + tmp.file("x");
+  for (const std::string& args : {std::string("crosscheck-dump --attn soft"), "crosscheck-dump --attn gauss-ctx" + out,
+                                  "crosscheck-dump --task vqa --attn structured" + out,
+                                  "crosscheck-dump --task nope" + out, "crosscheck-dump --hidden 7" + out}) {
     CAPTURE(args);
     const CliResult r = run_lava(args);
     CHECK(r.code == 2);

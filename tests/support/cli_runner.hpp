@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -46,7 +47,7 @@ inline size_t longest_line(const std::string& text) {
 }
 
 inline std::string temp_path(const std::string& name) {
-  return "/tmp/lava_test_" + std::to_string(getpid()) + "_" + name;
+  return (std::filesystem::temp_directory_path() / ("lava_test_" + std::to_string(getpid()) + "_" + name)).string();
 }
 
 inline std::string slurp(const std::string& path) {

@@ -18,7 +18,7 @@ done
 [ "$(id -u)" = 0 ] || fail "needs root: slurmctld and slurmd run as root here"
 [ -x "$LAVA" ] || fail "no lava binary at $LAVA"
 
-T=$(mktemp -d /tmp/lava-slurm.XXXXXX)
+T=$(mktemp -d -t lava-slurm.XXXXXX)
 PIDS=()
 cleanup() {
   local rc=$?

@@ -23,7 +23,7 @@ std::set<std::string> fake_train_options(const std::string& task) {
   return {"task", "data", "attn", "lr", "epochs", "threads", "hidden-size", "save", "seed"};
 }
 
-SweepFile parse(const std::string& text, const std::string& path = "/tmp/sw/attn.ini") {
+SweepFile parse(const std::string& text, const std::string& path = "/srv/sw/attn.ini") {
   return parse_sweep_file(path, text, fake_train_options);
 }
 
@@ -33,7 +33,7 @@ TEST_CASE("sweep: grids times seeds, first grid outermost, seeds innermost, ever
   const SweepFile f = parse("# a comment\ndata = corpus  # trailing comment\n\ngrid.attn = soft, marginal,var-enum\n"
                             "grid.lr = 1e-3, 3e-3\nseeds = 1-2, 5\n");
   CHECK(f.task == "nmt");
-  CHECK(f.out == "/tmp/sw/attn.runs");
+  CHECK(f.out == "/srv/sw/attn.runs");
   CHECK(f.seeds == std::vector<int64_t>{1, 2, 5});
   const std::vector<SweepRun> runs = expand_sweep(f);
   REQUIRE(runs.size() == 3 * 2 * 3);
@@ -48,7 +48,7 @@ TEST_CASE("sweep: grids times seeds, first grid outermost, seeds innermost, ever
   for (const SweepRun& r : runs) {
     ids.insert(r.id);
     CHECK(r.id.size() == 16);
-    CHECK(r.dir == "/tmp/sw/attn.runs/" + r.id);
+    CHECK(r.dir == "/srv/sw/attn.runs/" + r.id);
   }
   CHECK(ids.size() == runs.size());
 }
@@ -72,7 +72,7 @@ TEST_CASE("sweep: a run's id is a hash of its options, not of their order, its i
 }
 
 TEST_CASE("sweep: bad sweep files are one InputError naming file:line") {
-  const std::string p = "/tmp/sw/bad.ini";
+  const std::string p = "/srv/sw/bad.ini";
   auto bad = [&](const std::string& text, const std::string& needle) {
     check_input_error([&] { parse(text, p); }, p, needle);
   };
@@ -101,13 +101,13 @@ TEST_CASE("sweep: the Slurm script is an array with one task per run, requeue-sa
   SlurmOptions o;
   o.cpus = 2, o.mem = "2G", o.time = "01:00:00", o.partition = "short", o.max_running = 3, o.lava = "/opt/lava bin/lava";
   const std::string s = slurm_array_script(f, runs, o);
-  for (const char* line : {"#SBATCH --array=0-3%3\n", "#SBATCH --output=/tmp/sw/attn.runs/slurm/%A_%a.out\n",
+  for (const char* line : {"#SBATCH --array=0-3%3\n", "#SBATCH --output=/srv/sw/attn.runs/slurm/%A_%a.out\n",
                                   "#SBATCH --requeue\n", "#SBATCH --signal=B:TERM@60\n", "#SBATCH --cpus-per-task=2\n",
                                   "#SBATCH --mem=2G\n", "#SBATCH --time=01:00:00\n", "#SBATCH --partition=short\n",
                                   "#SBATCH --open-mode=append\n"})
     CHECK_MESSAGE(s.find(line) != std::string::npos, line);
   CHECK(s.find("runs=(" + runs[0].id + " " + runs[1].id + " " + runs[2].id + " " + runs[3].id + ")\n") != std::string::npos);
-  CHECK(s.find("exec '/opt/lava bin/lava' sweep exec /tmp/sw/attn.ini --run \"$run\"") != std::string::npos);
+  CHECK(s.find("exec '/opt/lava bin/lava' sweep exec /srv/sw/attn.ini --run \"$run\"") != std::string::npos);
 }
 
 TEST_CASE("cli: lava sweep plan: one command per run; a bad sweep file is one line naming file:line, exit 1") {

@@ -24,7 +24,7 @@ std::set<std::string> train_options(const std::string&) {
   return {"data", "attn", "lr", "epochs", "threads", "logits-cache-mb", "batch-size", "emb-size", "hidden-size"};
 }
 
-SweepFile parse(const std::string& text, const std::string& path = "/tmp/sw/limits.ini") {
+SweepFile parse(const std::string& text, const std::string& path = "/srv/sw/limits.ini") {
   return parse_sweep_file(path, text, train_options);
 }
 
@@ -35,7 +35,7 @@ TEST_CASE("sweep limits: a seed range at the top of int64 ends; a negative seed 
   CHECK(parse_seed_list("9223372036854775807-9223372036854775807") == std::vector<int64_t>{INT64_MAX});
   CHECK(parse_seed_list("9223372036854775805-9223372036854775807") ==
         std::vector<int64_t>{INT64_MAX - 2, INT64_MAX - 1, INT64_MAX});
-  const std::string p = "/tmp/sw/limits.ini";
+  const std::string p = "/srv/sw/limits.ini";
   check_input_error([&] { parse("seeds = -1\n", p); }, p, "limits.ini:1: seeds: '-1' is not a seed (a whole number >= 0)");
   check_input_error([&] { parse("seeds = -1-3\n", p); }, p, "'-1' is not a seed");
   check_input_error([&] { parse("seeds = 1--3\n", p); }, p, "'-3' is not a seed");
@@ -47,7 +47,7 @@ TEST_CASE("sweep limits: a UTF-8 byte-order mark before the first key is not par
   REQUIRE(f.fixed.size() == 1);
   CHECK(f.fixed[0].key == "data");
   // A mark anywhere else is still a character of its key.
-  check_input_error([&] { parse("data = corpus\n\xEF\xBB\xBF" "lr = 1\n"); }, "/tmp/sw/limits.ini", "limits.ini:2: unknown option");
+  check_input_error([&] { parse("data = corpus\n\xEF\xBB\xBF" "lr = 1\n"); }, "/srv/sw/limits.ini", "limits.ini:2: unknown option");
 }
 
 TEST_CASE("sweep limits: more runs than --max-runs allows (or than int64 holds) is one InputError, never a wrap") {
@@ -61,7 +61,7 @@ TEST_CASE("sweep limits: more runs than --max-runs allows (or than int64 holds) 
   }
   eight_grids += "seeds = 1-256\n";  // 256^8 = 2^64: wraps to 0 in 64 bits
   const SweepFile f = parse(eight_grids);
-  const std::string p = "/tmp/sw/limits.ini";
+  const std::string p = "/srv/sw/limits.ini";
   check_input_error([&] { expand_sweep(f); }, p, "256 data x 256 attn x ");
   check_input_error([&] { expand_sweep(f); }, p, "256 seeds make more than 10000 runs; --max-runs N allows more");
   check_input_error([&] { sweep_run_count(f, INT64_MAX); }, p, "make more than 9223372036854775807 runs");
@@ -72,7 +72,7 @@ TEST_CASE("sweep limits: more runs than --max-runs allows (or than int64 holds) 
 }
 
 TEST_CASE("sweep limits: threads is no grid key, and editing it after the runs were made keeps their directories") {
-  const std::string p = "/tmp/sw/limits.ini";
+  const std::string p = "/srv/sw/limits.ini";
   check_input_error([&] { parse("grid.threads = 1, 2\n", p); }, p, "limits.ini:1: \"threads\" cannot be a grid key");
   check_input_error([&] { parse("grid.logits-cache-mb = 1, 2\n", p); }, p, "cannot be a grid key");
 

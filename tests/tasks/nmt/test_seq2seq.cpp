@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 #include "data/synth_task.hpp"
 #include "nn/optim.hpp"
@@ -18,7 +20,7 @@ namespace {
 
 const std::string& tiny_corpus() {
   static const std::string dir = [] {
-    std::string d = "/tmp/lava_test_synth_" + std::to_string(getpid());
+    std::string d = (std::filesystem::temp_directory_path() / ("lava_test_synth_" + std::to_string(getpid()))).string();
     SynthOptions o;
     o.out_dir = d;
     o.train = 64, o.valid = 16, o.test = 16, o.min_len = 3, o.max_len = 7, o.vocab = 30, o.quiet = true;
