@@ -147,7 +147,7 @@ TEST_CASE("cli: sweep limits through lava itself: seed range at int64's top, -1,
   TempDir d("sweep_limits_cli");
   auto plan = [&](const std::string& name, const std::string& text, const std::string& more = "") {
     write_text(d.file(name), text);
-    // Bounded: the seed range at int64's top used to loop until memory ran out.
+    // Bounded: a seed range at int64's top must end, not wrap past INT64_MAX and run until memory runs out.
     return run_captured(memory_limit(4000000) + "timeout 30 " + lava_bin() + " sweep plan " + d.file(name) + " " + more);
   };
   CliResult r = plan("top.ini", "data = corpus\nseeds = 9223372036854775807-9223372036854775807\n");

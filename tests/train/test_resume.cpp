@@ -115,7 +115,7 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
 }
 
 TEST_CASE("resume: the best-model file is only replaced by a better model, never by a resumed or failed run") {
-  // Through the binary, so that the same test runs against an older one. A stop inside epoch 2
+  // Through the binary, so that the same test can check any build of it. A stop inside epoch 2
   // validates its model, which beats epoch 1 and becomes the best-model file. Resuming must not put the older
   // epoch-1 model back: not when the resumed run fails (here: its --plot directory cannot be made), and not at any
   // later point unless a validation beats the stop's figure.

@@ -1,4 +1,4 @@
-// lava train's smaller input defects, through the binary (so that the same tests run against an older one): a --plot
+// lava train's smaller input defects, through the binary (so that the same tests can check any build of it): a --plot
 // picture that cannot be written must not cost the epoch's resume state; a config file with a byte-order mark is
 // read, one with a NUL byte is one line naming it; a --min-freq that leaves no word is refused.
 #include <doctest/doctest.h>

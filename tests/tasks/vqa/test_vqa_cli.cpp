@@ -65,7 +65,7 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   CHECK_THROWS_AS(run(cmd_eval, {"eval", "--task", "vqa", "--model", model}), UsageError);
   const std::string nowhere = d.tmp.file("nowhere");
   check_input_error([&] { run(cmd_eval, {"eval", "--task", "vqa", "--data", nowhere, "--model", model}); }, nowhere);
-  // A NaN or infinite weight is refused at load, naming the tensor (it used to evaluate to accuracy 0, exit 0).
+  // A NaN or infinite weight is refused at load, naming the tensor (evaluated, it would give accuracy 0 and exit 0).
   const std::string bad = d.tmp.file("nan.safetensors");
   for (float v : {std::nanf(""), -HUGE_VALF}) {
     const std::string tensor = write_non_finite_copy(model, bad, v);
