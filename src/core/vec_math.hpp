@@ -19,8 +19,9 @@
 // The polynomials and the reduction use FMA where the target has it (mul_add): one rounding and one instruction per
 // step instead of two.
 // Accuracy against double-precision libm over a dense sweep (tests/core/test_vec_math.cpp): exp ≤ 1.1 ulp,
-// tanh ≤ 2 ulp, σ ≤ 3 ulp (relative, where σ is not below 1e-37). A value takes the same lanes whether it sits in a full block of 8
-// or in the tail (the tail is padded into a block), so no result depends on how a loop is split over threads.
+// tanh ≤ 2 ulp, σ ≤ 3 ulp (relative, where σ is not below 1e-37). A value takes the same lanes whether it sits in a
+// full block of 8 or in the tail (the tail is padded into a block), so no result depends on how a loop is split over
+// threads.
 // The double instantiations are plain libm loops: gradient checks run in double and see the exact functions.
 #include <cmath>
 #include <cstdint>
