@@ -162,8 +162,8 @@ double gemm_error_ratio(bool ta, bool tb, int M, int N, int K, const float* A, i
       magnitude += std::abs(p);
     }
     const double error = std::abs(double(C[std::size_t(i) * ldc + j]) - exact);
-    const double ratio = error == 0 ? 0 : magnitude == 0 ? HUGE_VAL : error / (gamma * magnitude);
-    if (!(ratio <= worst)) worst = ratio;  // a NaN in C is the worst
+    if (std::isnan(error)) return HUGE_VAL;  // a NaN in C is off by more than any bound
+    worst = std::max(worst, error == 0 ? 0 : magnitude == 0 ? HUGE_VAL : error / (gamma * magnitude));
   }
   return worst;
 }
