@@ -126,8 +126,8 @@ data: deps
 # LAVA against PyTorch on the same training step, alternating, in the same run (tools/bench-train.sh names the BLAS
 # torch actually ran on every row and refuses a ratio against the reference BLAS); then GEMM, with both libraries'
 # threads spinning briefly before they sleep (LAVA's as in training; OpenBLAS's 2^24 cycles): a thread woken from
-# sleep for every call costs a 256^3 product more than its arithmetic (README, Measuring speed). The --shapes are the
-# three products of one chunk of the enumerated output layer in bench-train.sh's marginal and var-enum steps (logits,
+# sleep for every call costs a 256^3 product more than its arithmetic (experiments/results/speed/README.md). The
+# --shapes are the three products of one chunk of the enumerated output layer in bench-train.sh's marginal and var-enum steps (logits,
 # dx, [dW; db]), so that their OpenBLAS ratio sits next to what the targets need. BENCH_ARGS go to bench-train.sh:
 # `make bench BENCH_ARGS="--rounds 9"` takes the medians over 9 alternated rounds instead of 3 (about 3 times as long).
 BENCH_CHUNK_SHAPES := 240x10000x256,240x256x10000,257x10000x240
@@ -138,7 +138,7 @@ bench: deps torch-deps
 	OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=20000 OPENBLAS_THREAD_TIMEOUT=24 build/prof/lava bench gemm \
 	  --shapes $(BENCH_CHUNK_SHAPES)
 
-# LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (README "Cross-check"): for
+# LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (tests/README.md): for
 # every variant of the translation and VQA models, and the sequence VAE, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
 # batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. The files are checked one per core (--jobs), each
@@ -235,7 +235,8 @@ FUZZ_LIB_SRC := src/core/atomic_file.cpp src/core/read_file.cpp src/core/quote_i
                 src/data/parallel_corpus.cpp src/data/vocab.cpp src/data/tokenize.cpp src/data/vqa_questions.cpp src/data/scenes.cpp \
                 src/data/scene_questions.cpp src/data/scene_captions.cpp \
                 src/data/alignment.cpp src/cli/config_file.cpp src/tasks/toy/params.cpp src/tasks/model_file_checks.cpp \
-                src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
+                src/core/json_lines.cpp src/sweep/sweep_file.cpp src/sweep/sweep_sections.cpp src/sweep/sweep_plan.cpp src/sweep/slurm_script.cpp \
+                src/sweep/run_evals.cpp src/sweep/redirected_command.cpp \
                 src/sweep/self_executable.cpp src/report/run_record.cpp src/report/run_table.cpp src/report/table.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)

@@ -33,7 +33,7 @@ One link per target word makes 0.0010 the lowest AER possible on the default tas
   --only LABELS    run only these labels, e.g. "soft marginal" (the table shows the runs found in OUT)
   --reuse          keep models of an earlier run in OUT that finished (same settings are not checked)
   -- ARGS          extra lava train options (each replaces the default of the same name), e.g.
-                   -- --encoder embedding (a context-free memory; see the README)
+                   -- --encoder embedding (a context-free memory; see experiments/results/paper-tables/README.md)
 EOF
 }
 
@@ -55,7 +55,7 @@ mkdir -p "$out/models" "$out/logs"
 pin_lava "$out"
 "$LAVA" train --help 2>/dev/null | grep -q -- --warm-start || die "$LAVA has no lava train --warm-start; rebuild it"
 
-# The model sizes of the README's synthetic-task table.
+# The model sizes of the alignment runs on the synthetic task (experiments/results/paper-tables/README.md).
 train_args=(--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --score "$score" --max-steps "$steps")
 with_overrides train_args "${EXTRA_ARGS[@]}"
 

@@ -27,7 +27,7 @@ usage: experiments/vqa-table1.sh [--quick | --paper] [--out DIR] [--threads N] [
                validation bound stalls: --epochs 30 --start-decay-at 2 --lr-decay 0.5 --patience 3 (the learning
                rate halves at every stalled epoch from epoch 2; three stalled epochs in a row stop the run);
                seeds 1 2 3 for $MAIN_VARIANTS, seed 1 for the others. Measured: about 20 s
-               of CPU an epoch on one core (README, VQA section); both mixes, 24 runs, fit in about 2 hours on
+               of CPU an epoch on one core (experiments/results/paper-tables/README.md, sizing); both mixes, 24 runs, fit in about 2 hours on
                2 one-thread jobs of an idle 2-core machine
   --quick      the smoke test: 5k/500/1k scenes per mix, 3 epochs per run, seed 1; a few minutes. Its figures
                are not converged and say nothing about the paper

@@ -2,7 +2,7 @@
 """An independent float64 PyTorch implementation of LAVA's translation model (and of its VQA model and sequence VAE:
 VqaModel, SeqVaeModel below), to cross-check LAVA step for step.
 
-Written from src/method.md (§1, §2, §4) and README.md's formulas. LAVA's C++ was read
+Written from the formulas of src/method.md (§1, §2, §4). LAVA's C++ was read
 only for parameter names, layouts and conventions:
   - a linear map is x W (+ b) with W stored (in, out); LSTM gates are the columns [i | f | g | o] of x W_ih + h W_hh + b;
   - a bidirectional LSTM has hidden/2 units per direction, outputs [forward ; backward]; the backward direction reads
@@ -14,7 +14,7 @@ The model (src/method.md §1): memory x_1..x_S from a BiLSTM over source embeddi
 step j is [emb(y_{j-1}) ; c_{j-1}], c = sum_i p(z=i) x_i the soft context under the prior, initial state zeros;
 prior p(z_j=i) = softmax_i v^T tanh(W_q h_j + W_k x_i) (or (h W) . x_i, h . x_i); f(x, z=i) =
 softmax(W_gen tanh(W_h h_j + b + W_x x_i) + b_gen); q(z_j=i | x, y) = softmax_i (W h^tgt_j) . h^src_i from two
-one-layer BiLSTMs over the source and the whole target y_1..y_n <eos>. Objectives per target token j (README table):
+one-layer BiLSTMs over the source and the whole target y_1..y_n <eos>. Objectives per target token j (src/method.md §2):
   none         log f(x, mean of the real x_i)          soft      log f(x, E_p z)
   marginal     log sum_i p_i f_i                       hard-enum sum_i p_i log f_i
   hard-sample  log f_z + sg(log f_z - log f_soft) log p_z,  z ~ p   (REINFORCE, soft baseline; paper eq. 1)
@@ -48,7 +48,7 @@ from torch_ref.objectives import evaluate, figures, objective
 from torch_ref.safetensors import read_safetensors
 from torch_ref.training import load_batches, params_of, train  # importing torch_ref sets float64 as the default
 
-# Tolerances of LAVA (float32) against this reference (float64), measured and stated in README "Cross-check".
+# Tolerances of LAVA (float32) against this reference (float64), measured and stated in tests/README.md ("Cross-check against PyTorch").
 TOL_OBJECTIVE = 1e-6    # relative, the loss at step 0
 TOL_GRAD_ALL = 1e-6     # relative L2 error of the whole gradient at step 0
 TOL_GRAD = 1e-5         # relative L2 error of each parameter's gradient at step 0 ...

@@ -17,6 +17,7 @@
 #include "report/run_record.hpp"
 #include "sweep/gnu_parallel.hpp"
 #include "sweep/lifeline.hpp"
+#include "sweep/run_evals.hpp"
 #include "sweep/run_exec.hpp"
 #include "sweep/slurm_script.hpp"
 #include "sweep/sweep_plan.hpp"
@@ -34,6 +35,14 @@ const char* kSweepAbout =
     "directory OUT/ID with the exact config.ini it trains with, its JSON lines (metrics.jsonl), its log (train.log)\n"
     "and its status; relative paths in the file are relative to the file's directory. `lava report OUT` merges\n"
     "the runs into one table.\n\n"
+    "Sections after those lines (src/sweep/sweep_file.hpp has the whole syntax):\n"
+    "  [scale NAME]             options, grids, seeds and out of one scale, chosen with --scale NAME (or the\n"
+    "                           file's `scale = NAME`); a file with scales always runs at one\n"
+    "  [KEY VALUE]              options and seeds of the runs whose grid KEY is VALUE, e.g. [attn var-dirichlet]\n"
+    "                           with warm-start = 2122 and seeds = 1; [scale NAME, KEY VALUE] at one scale only\n"
+    "  [eval NAME]              lava eval options (split = test, bleu = true, kmax = 5, ...; only.attn = a, b for\n"
+    "                           some rows): run after training into OUT/ID/eval/NAME.jsonl, skipped once written,\n"
+    "                           run again when stopped; evaluations do not change a run's id\n\n"
     "  lava sweep plan FILE           one command per run (for GNU parallel, xargs or any scheduler)\n"
     "  lava sweep run FILE --jobs N   run them here through GNU parallel: finished runs are skipped, stopped\n"
     "                                 or killed ones resume from their resume state\n"
@@ -44,7 +53,8 @@ const char* kSweepAbout =
 // --max-runs, as each of them expands the whole sweep.
 bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
   cl.options().add_options()("max-runs", po::value<std::string>()->default_value(std::to_string(kDefaultMaxRuns)),
-                             "refuse a sweep of more runs than this (a guard against a grid typo)");
+                             "refuse a sweep of more runs than this (a guard against a grid typo)")  //
+      ("scale", po::value<std::string>(), "the file's [scale NAME] to run (default: its scale = NAME)");
   SplitArgs a = split_positional(argc, argv);
   std::vector<char*> v = argv_of(a.options);
   if (!cl.parse(int(a.options.size()), v.data())) return false;
@@ -56,27 +66,31 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
-SweepFile load(const std::string& path) {
-  return read_sweep_file(path, [](const std::string& task) { return train_option_names(task_registry(), task); });
+SweepFile load(const std::string& path, const CommandLine& cl) {
+  return read_sweep_file(
+      path, [](const std::string& task) { return train_option_names(task_registry(), task); },
+      cl.has("scale") ? cl.get_string("scale") : "",
+      [](const std::string& task) { return eval_option_names(task_registry(), task); });
 }
 
 // One shell command; a newline in a path stays inside its quotes (GNU parallel gets the commands NUL-separated).
 std::string exec_command(const std::string& lava, const SweepFile& f, const SweepRun& r, int threads, int64_t max_runs) {
   std::string c = shell_quote(lava) + " sweep exec " + shell_quote(f.path) + " --run " + r.id;
+  if (!f.scale.empty()) c += " --scale " + shell_quote(f.scale);
   if (threads > 0) c += " --threads " + std::to_string(threads);
   if (max_runs != kDefaultMaxRuns) c += " --max-runs " + std::to_string(max_runs);
   return c;
 }
 
 int sweep_plan(int argc, char** argv) {
-  CommandLine cl("sweep plan", "lava sweep plan FILE [--threads T] [--format table|json|csv]",
+  CommandLine cl("sweep plan", "lava sweep plan FILE [--scale S] [--threads T] [--format table|json|csv]",
                  std::string(kSweepAbout) +
                      "\n\nPrints one `lava sweep exec` command per run (--format table), or one JSON object per run\n"
-                     "(index, id, dir, seed, grid, config, command), or a csv table. With --threads T each command\n"
+                     "(index, id, seed, grid, evals, dir, command), or a csv table. With --threads T each command\n"
                      "passes --threads T to its run (results do not depend on it).");
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
-  const SweepFile f = load(file);
+  const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
   const std::string lava = self_executable();
   const int threads = cl.has("threads") ? cl.common().threads : 0;
@@ -93,10 +107,13 @@ int sweep_plan(int argc, char** argv) {
   Table t;
   t.add_column("index").add_column("id").add_column("seed");
   for (const SweepGrid& g : f.grid) t.add_column(g.key);
-  t.add_column("dir").add_column("command");
+  t.add_column("evals").add_column("dir").add_column("command");
   for (const SweepRun& r : runs) {
     std::vector<Cell> row{Cell(r.index), Cell(r.id), Cell::integer(r.seed)};
     for (const auto& kv : r.grid) row.emplace_back(kv.second);
+    std::string evals;
+    for (const std::string& e : r.evals) evals += (evals.empty() ? "" : " ") + e;
+    row.emplace_back(evals);
     row.emplace_back(r.dir);
     row.emplace_back(command(r));
     t.add_row(std::move(row));
@@ -106,7 +123,7 @@ int sweep_plan(int argc, char** argv) {
 }
 
 int sweep_run(int argc, char** argv) {
-  CommandLine cl("sweep run", "lava sweep run FILE --jobs N [--threads T] [--sshlogin LOGINS]",
+  CommandLine cl("sweep run", "lava sweep run FILE [--scale S] --jobs N [--threads T] [--sshlogin LOGINS]",
                  std::string(kSweepAbout) +
                      "\n\nRuns every unfinished run of FILE through GNU parallel, N at a time, with T threads each\n"
                      "(default: the cores over N, at least 1). Ctrl-C or SIGTERM stops the runs in progress, each with\n"
@@ -119,7 +136,7 @@ int sweep_run(int argc, char** argv) {
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const int jobs = int(cl.get_int("jobs", 1, 4096));
-  const SweepFile f = load(file);
+  const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
   const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
   const int threads = cl.has("threads") ? cl.common().threads : int(std::max(1L, cores / jobs));
@@ -131,7 +148,7 @@ int sweep_run(int argc, char** argv) {
   size_t skipped = 0;
   for (const SweepRun& r : runs) {
     prepare_run_dir(f, r);  // lava report lists every run, as not started until it starts
-    if (read_run_status(r.dir).state == RunState::finished) {
+    if (run_complete(r)) {
       ++skipped;
       continue;
     }
@@ -145,16 +162,24 @@ int sweep_run(int argc, char** argv) {
   if (cl.has("sshlogin")) po.sshlogin = cl.get_string("sshlogin");
   const int rc = commands.empty() ? 0 : run_with_gnu_parallel(commands, po);
   std::map<RunState, size_t> count;
-  for (const SweepRun& r : runs) ++count[read_run_status(r.dir).state];
-  std::fprintf(stderr, "lava sweep run: %zu finished, %zu failed, %zu stopped, %zu not finished; lava report %s\n",
-               count[RunState::finished], count[RunState::failed], count[RunState::stopped],
-               count[RunState::running] + count[RunState::not_started], quote_input(f.out).c_str());
+  size_t unevaluated = 0;  // finished, with an evaluation missing
+  for (const SweepRun& r : runs) {
+    const RunState state = read_run_status(r.dir).state;
+    const bool complete = state == RunState::finished && missing_evals(r).empty();
+    unevaluated += state == RunState::finished && !complete;
+    ++count[complete || state != RunState::finished ? state : RunState::not_started];
+  }
+  std::fprintf(stderr, "lava sweep run: %zu finished%s, %zu failed, %zu stopped, %zu not finished%s; lava report %s\n",
+               count[RunState::finished], f.evals.empty() ? "" : " and evaluated", count[RunState::failed],
+               count[RunState::stopped], count[RunState::running] + count[RunState::not_started] - unevaluated,
+               unevaluated ? fmt::format(", {} trained with an evaluation missing", unevaluated).c_str() : "",
+               quote_input(f.out).c_str());
   if (rc > 128 && rc < 128 + 64) return rc;  // stopped by a signal
   return count[RunState::finished] == runs.size() ? 0 : 1;
 }
 
 int sweep_slurm(int argc, char** argv) {
-  CommandLine cl("sweep slurm", "lava sweep slurm FILE [--partition P] [--time T] [--cpus C] [--mem M] [options]",
+  CommandLine cl("sweep slurm", "lava sweep slurm FILE [--scale S] [--partition P] [--time T] [--cpus C] [--mem M] [options]",
                  std::string(kSweepAbout) +
                      "\n\nWrites an sbatch script for a job array with one task per run: logs OUT/slurm/%A_%a.out\n"
                      "(appended over requeues), --requeue, and --signal=B:TERM@60 so that a task near its time limit\n"
@@ -185,7 +210,7 @@ int sweep_slurm(int argc, char** argv) {
   }
   o.lava = cl.has("lava") ? std::filesystem::absolute(cl.get_string("lava")).string() : self_executable();
   o.max_runs = max_runs(cl);
-  const SweepFile f = load(file);
+  const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, o.max_runs);
   // Written (and every value in it checked) before any directory is made.
   const std::string text = slurm_array_script(f, runs, o);
@@ -201,25 +226,30 @@ int sweep_slurm(int argc, char** argv) {
 }
 
 int sweep_exec(int argc, char** argv) {
-  CommandLine cl("sweep exec", "lava sweep exec FILE --run ID [--threads T]",
+  CommandLine cl("sweep exec", "lava sweep exec FILE [--scale S] --run ID [--threads T]",
                  std::string(kSweepAbout) +
-                     "\n\nRuns one run of FILE: skips it if finished, resumes it if it has a resume state, otherwise\n"
-                     "starts it. lava train runs in this process (a scheduler's SIGTERM reaches the trainer, which\n"
-                     "saves and exits 143). Exit code: 0 when finished, lava train's otherwise.");
+                     "\n\nRuns one run of FILE: skips it if finished and evaluated, resumes it if it has a resume state,\n"
+                     "otherwise starts it; then runs its evaluations that have no OUT/ID/eval/NAME.jsonl yet. lava train\n"
+                     "and lava eval run in this process (a scheduler's SIGTERM reaches the trainer, which saves and\n"
+                     "exits 143; an evaluation it stops runs again next time). Exit code: 0 when finished and\n"
+                     "evaluated, lava train's or the first failed evaluation's otherwise.");
   cl.options().add_options()("run", po::value<std::string>(), "the run's id (lava sweep plan lists them)");
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const std::string id = cl.get_string("run");
-  const SweepFile f = load(file);
+  const SweepFile f = load(file, cl);
   const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
   // Started by a lava sweep run: stop (saving) when it ends, and do not start when it has already ended.
   if (!watch_lifeline()) throw InputError("the lava sweep run that started run " + id + " has ended: not starting it");
   ExecOptions o;
   o.threads = cl.has("threads") ? cl.common().threads : 0;
-  return run_sweep_task(f, find_run(f, runs, id), o, [](std::vector<std::string> args) {
-    std::vector<char*> v = argv_of(args);
-    return cmd_train(int(args.size()), v.data());
-  });
+  auto entry = [](int (*command)(int, char**)) {
+    return [command](std::vector<std::string> args) {
+      std::vector<char*> v = argv_of(args);
+      return command(int(args.size()), v.data());
+    };
+  };
+  return run_sweep_task(f, find_run(f, runs, id), o, entry(cmd_train), entry(cmd_eval));
 }
 
 }  // namespace

@@ -80,6 +80,11 @@ std::set<std::string> train_option_names(const TaskRegistry& tasks, const std::s
   return {names.begin(), names.end()};
 }
 
+std::set<std::string> eval_option_names(const TaskRegistry& tasks, const std::string& task) {
+  const std::vector<std::string> names = task_command_line(tasks, tasks.find(task), TaskVerb::eval)->option_names();
+  return {names.begin(), names.end()};
+}
+
 int cmd_train(int argc, char** argv) { return run_task_command(task_registry(), TaskVerb::train, argc, argv); }
 int cmd_eval(int argc, char** argv) { return run_task_command(task_registry(), TaskVerb::eval, argc, argv); }
 

@@ -42,5 +42,7 @@ enum class TaskVerb { train, eval };
 int run_task_command(const TaskRegistry& tasks, TaskVerb verb, int argc, char** argv);
 // The long option names (without "--") `lava train --task TASK` accepts; UsageError for an unknown task.
 std::set<std::string> train_option_names(const TaskRegistry& tasks, const std::string& task);
+// The same for `lava eval --task TASK`.
+std::set<std::string> eval_option_names(const TaskRegistry& tasks, const std::string& task);
 
 }  // namespace lava

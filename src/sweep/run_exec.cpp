@@ -16,6 +16,7 @@
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 #include "report/run_record.hpp"
+#include "sweep/run_evals.hpp"
 
 namespace lava {
 
@@ -74,55 +75,6 @@ void end_last_line(const std::string& path) {
   }
 }
 
-// Runs `train` with stdout and stderr sent to the two files, and turns whatever it throws into main()'s message
-// and exit code (lava train's own rules: 2 for a usage error, 1 otherwise). A write to either file that failed (a
-// full disk) makes a finished run a failed one, exit 1: its figures or its log are incomplete.
-int train_redirected(const TrainEntry& train, std::vector<std::string> args, int out_fd, int err_fd,
-                     const std::string& out_path, const std::string& err_path) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const int saved_out = ::dup(1), saved_err = ::dup(2);
-  ::dup2(out_fd, 1);
-  ::dup2(err_fd, 2);
-  int rc = 1;
-  try {
-    rc = train(std::move(args));
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    rc = 2;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "lava train: %s\n", e.what());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "lava train: out of memory\n");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lava train: error: %s\n", e.what());
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  // A failed write leaves its stream's error flag set. The flag is read here, while the streams still go to the
-  // run's files, and cleared: left set, main() would blame the terminal's standard output for the run's file.
-  const bool out_lost = std::ferror(stdout) || (::fsync(out_fd) != 0 && errno != EINVAL && errno != EROFS);
-  const bool err_lost = std::ferror(stderr) || (::fsync(err_fd) != 0 && errno != EINVAL && errno != EROFS);
-  std::clearerr(stdout);
-  std::clearerr(stderr);
-  ::dup2(saved_out, 1);
-  ::dup2(saved_err, 2);
-  ::close(saved_out);
-  ::close(saved_err);
-  for (const auto& [lost, path] : {std::pair{out_lost, &out_path}, std::pair{err_lost, &err_path}}) {
-    if (!lost) continue;
-    const std::string note = fmt::format("lava sweep: {}: cannot write (a write to it failed; is the disk full?): the "
-                                         "run's output is incomplete\n", quote_input(*path));
-    // Into the run's log as well, if that can still be written (it may be on the same full disk).
-    if (path == &out_path) {
-      [[maybe_unused]] const ssize_t n = ::write(err_fd, note.data(), note.size());
-    }
-    std::fputs(note.c_str(), stderr);
-    if (rc == 0) rc = 1;
-  }
-  return rc;
-}
-
 }  // namespace
 
 void prepare_run_dir(const SweepFile& f, const SweepRun& r) {
@@ -151,9 +103,13 @@ std::vector<std::string> train_arguments(const SweepFile& f, const SweepRun& r, 
   return a;
 }
 
-int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, const TrainEntry& train) {
-  RunStatus status = read_run_status(r.dir);
-  if (status.state == RunState::finished) {
+bool run_complete(const SweepRun& r) {
+  return read_run_status(r.dir).state == RunState::finished && missing_evals(r).empty();
+}
+
+int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, const TrainEntry& train,
+                   const CommandEntry& eval) {
+  if (run_complete(r)) {
     say(r, "finished, skipped");
     return 0;
   }
@@ -165,11 +121,15 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
   if (lock_fd < 0) throw input_error(lock_path, 0, std::string("cannot open: ") + std::strerror(errno));
   if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
     throw input_error(lock_path, 0, "run " + r.id + " is running in another process (which holds this lock)");
-  status = read_run_status(r.dir);  // as the session before left it, now that no other can change it
-  if (status.state == RunState::finished) {
-    say(r, "finished, skipped");
+  RunStatus status = read_run_status(r.dir);  // as the session before left it, now that no other can change it
+  auto evaluate = [&] {
+    const int rc = run_missing_evals(f, r, o.threads, eval, [&](const std::string& what) { say(r, what); });
     ::close(lock_fd);
-    return 0;
+    return rc;
+  };
+  if (status.state == RunState::finished) {
+    if (missing_evals(r).empty()) say(r, "finished, skipped");
+    return evaluate();
   }
 
   const std::string resume_state = in_run(r, kRunModelFile) + std::string(".resume");
@@ -195,7 +155,7 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
 
   const fs::path cwd = fs::current_path();
   fs::current_path(f.dir);  // the sweep's relative paths (data = ...) are relative to its file
-  const int rc = train_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd, metrics, log);
+  const int rc = run_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd, metrics, log);
   fs::current_path(cwd);
   ::close(out_fd);
   ::close(err_fd);
@@ -210,10 +170,12 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
     status.state = RunState::failed;
   }
   write_run_status(r.dir, status);
-  ::close(lock_fd);
-  if (status.state == RunState::finished)
+  if (status.state == RunState::finished) {
     say(r, "finished");
-  else if (status.state == RunState::stopped)
+    return evaluate();
+  }
+  ::close(lock_fd);
+  if (status.state == RunState::stopped)
     say(r, "stopped by " + status.signal + ", resume state saved; run it again to continue");
   else
     say(r, fmt::format("failed (exit {}), see {}", rc, quote_input(log)));

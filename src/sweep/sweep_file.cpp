@@ -1,16 +1,15 @@
 #include "sweep/sweep_file.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <map>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 #include "core/read_file.hpp"
+#include "sweep/sweep_sections.hpp"
 
 namespace lava {
 
@@ -18,12 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string trim(std::string_view s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string_view::npos) return {};
-  const size_t b = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(a, b - a + 1));
-}
+using Kind = SweepSectionKind;
 
 // Options every run gets from the sweep itself, each with the reason a sweep file may not set it.
 const std::map<std::string, std::string>& options_set_by_sweep() {
@@ -40,141 +34,225 @@ const std::map<std::string, std::string>& options_set_by_sweep() {
   return m;
 }
 
-int64_t parse_seed(std::string_view s) {
-  int64_t x = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || end != s.data() + s.size() || x < 0)
-    throw std::invalid_argument(fmt::format("{} is not a seed (a whole number >= 0)", quote_input(s)));
-  return x;
+// Options every evaluation gets from its run, each with the reason an [eval] section may not set it.
+const std::map<std::string, std::string>& eval_options_set_by_sweep() {
+  static const std::map<std::string, std::string> m = {
+      {"model", "an evaluation reads its run's model"},
+      {"task", "an evaluation has its run's task"},
+      {"format", "evaluations write JSON lines"},
+      {"config", "the evaluation's config is written by the sweep"},
+      {"help", "not an option to sweep"},
+      {"quiet", "evaluations are quiet; their notes go to RUN/eval/NAME.log"},
+      {"plot", "every run would draw into the same directory"},
+  };
+  return m;
 }
 
-std::vector<std::string> split_list(const std::string& value) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = value.find(',', start);
-    out.push_back(trim(std::string_view(value).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+std::string names_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// Sets o in `options`: replaces the value (and line) of an option of that key already there, else appends it.
+void set_option(std::vector<SweepOption>& options, const SweepOption& o) {
+  for (SweepOption& x : options)
+    if (x.key == o.key) {
+      x = o;
+      return;
+    }
+  options.push_back(o);
+}
+
+void set_grid(std::vector<SweepGrid>& grid, const SweepGrid& g) {
+  for (SweepGrid& x : grid)
+    if (x.key == g.key) {
+      x = g;
+      return;
+    }
+  grid.push_back(g);
+}
+
+const SweepGrid* find_grid(const std::vector<SweepGrid>& grid, const std::string& key) {
+  for (const SweepGrid& g : grid)
+    if (g.key == key) return &g;
+  return nullptr;
+}
+
+// Every option of every section is one the task's lava train (lava eval in [eval] sections) knows and not one the
+// sweep sets itself; every [KEY VALUE] and only.KEY names a grid key and values of it (at some scale).
+void check_sections(const std::string& path, const std::string& task, const std::vector<SweepSection>& sections,
+                    const TrainOptionNames& train_options, const EvalOptionNames& eval_options) {
+  std::set<std::string> train_known, eval_known;
+  try {
+    train_known = train_options(task);
+  } catch (const UsageError& e) {  // not a task
+    throw input_error(path, sections.front().task_line, e.what());
+  }
+  std::map<std::string, std::set<std::string>> grid_values;  // over the top and every scale
+  std::set<std::string> scales;
+  for (const SweepSection& s : sections) {
+    if (s.kind == Kind::scale) scales.insert(s.scale);
+    if (s.kind == Kind::top || s.kind == Kind::scale)
+      for (const SweepGrid& g : s.grid) grid_values[g.key].insert(g.values.begin(), g.values.end());
+  }
+  for (const SweepSection& s : sections) {
+    if (!s.scale.empty() && !scales.count(s.scale))
+      throw input_error(path, s.line, fmt::format("section {}: unknown scale {} (no [scale {}] section)", quote_input(s.header),
+                                                  quote_input(s.scale), s.scale));
+    if (s.kind == Kind::row) {
+      auto it = grid_values.find(s.key);
+      if (it == grid_values.end())
+        throw input_error(path, s.line, fmt::format("unknown section {}: {} is no grid key of this file (grid.{} = ...)",
+                                                    quote_input(s.header), quote_input(s.key, '"'), s.key));
+      if (!it->second.count(s.value))
+        throw input_error(path, s.line, fmt::format("section {}: no grid.{} lists {}", quote_input(s.header), s.key,
+                                                    quote_input(s.value, '"')));
+    }
+    const bool eval = s.kind == Kind::eval;
+    if (eval && eval_known.empty()) {
+      if (!eval_options) throw input_error(path, s.line, "evaluations are not available here");
+      eval_known = eval_options(task);
+    }
+    for (const SweepOption& o : s.options) {
+      const auto& refused = eval ? eval_options_set_by_sweep() : options_set_by_sweep();
+      if (auto it = refused.find(o.key); it != refused.end())
+        throw input_error(path, o.line, fmt::format("{} is set by the sweep for each {} ({})", quote_input(o.key, '"'),
+                                                    eval ? "evaluation" : "run", it->second));
+      if (!(eval ? eval_known : train_known).count(o.key))
+        throw input_error(path, o.line, fmt::format("unknown option {} for lava {} --task {}", quote_input(o.key, '"'),
+                                                    eval ? "eval" : "train", task));
+    }
+    for (const SweepGrid& g : s.grid) {
+      if (eval) {
+        auto it = grid_values.find(g.key);
+        if (it == grid_values.end())
+          throw input_error(path, g.line, fmt::format("only.{}: {} is no grid key of this file", g.key, quote_input(g.key, '"')));
+        for (const std::string& v : g.values)
+          if (!it->second.count(v))
+            throw input_error(path, g.line, fmt::format("only.{}: no grid.{} lists {}", g.key, g.key, quote_input(v, '"')));
+        continue;
+      }
+      if (auto it = options_set_by_sweep().find(g.key); it != options_set_by_sweep().end())
+        throw input_error(path, g.line, fmt::format("{} is set by the sweep for each run ({})", quote_input(g.key, '"'), it->second));
+      if (!train_known.count(g.key))
+        throw input_error(path, g.line, fmt::format("unknown option {} for lava train --task {}", quote_input(g.key, '"'), task));
+    }
+  }
+}
+
+// The sections that apply at `scale`, of `kind`, grouped by what they select ([attn X] and [scale S, attn X] are
+// one group, the unscaled first), in the order their first section appears.
+std::vector<std::vector<const SweepSection*>> groups(const std::vector<SweepSection>& sections, Kind kind,
+                                                     const std::string& scale) {
+  std::vector<std::vector<const SweepSection*>> out;
+  for (const SweepSection& s : sections) {
+    if (s.kind != kind || (!s.scale.empty() && s.scale != scale)) continue;
+    auto same = [&](const std::vector<const SweepSection*>& g) {
+      return g.front()->key == s.key && g.front()->value == s.value && g.front()->eval == s.eval;
+    };
+    auto it = std::find_if(out.begin(), out.end(), same);
+    if (it == out.end()) {
+      out.push_back({&s});
+    } else {
+      it->push_back(&s);
+      std::stable_sort(it->begin(), it->end(), [](auto* a, auto* b) { return a->scale.empty() && !b->scale.empty(); });
+    }
   }
   return out;
+}
+
+// Applies the chosen scale's section and collects the overrides and evaluations that hold at it.
+void resolve_scale(SweepFile& f, const std::vector<SweepSection>& sections, std::string& out) {
+  for (const SweepSection& s : sections) {
+    if (s.kind != Kind::scale || s.scale != f.scale) continue;
+    for (const SweepGrid& g : s.grid) {
+      std::erase_if(f.fixed, [&](const SweepOption& o) { return o.key == g.key; });  // the scale grids it
+      set_grid(f.grid, g);
+    }
+    for (const SweepOption& o : s.options) {
+      if (const SweepGrid* g = find_grid(f.grid, o.key))
+        throw input_error(f.path, o.line, fmt::format("{} is a grid key (line {}): a scale sets either one value or the grid",
+                                                      quote_input(o.key, '"'), g->line));
+      set_option(f.fixed, o);
+    }
+    if (s.seeds) f.seeds = *s.seeds;
+    if (!s.out.empty()) out = s.out;
+  }
+  for (const auto& group : groups(sections, Kind::row, f.scale)) {
+    const SweepSection& first = *group.front();
+    const SweepGrid* g = find_grid(f.grid, first.key);
+    if (!g || std::find(g->values.begin(), g->values.end(), first.value) == g->values.end()) continue;  // not at this scale
+    SweepOverride o{first.key, first.value, {}, std::nullopt, first.line, 0};
+    for (const SweepSection* s : group) {
+      for (const SweepOption& opt : s->options) {
+        if (const SweepGrid* gk = find_grid(f.grid, opt.key))
+          throw input_error(f.path, opt.line, fmt::format("{} is a grid key (line {}): a row cannot set it",
+                                                          quote_input(opt.key, '"'), gk->line));
+        set_option(o.options, opt);
+      }
+      if (s->seeds) o.seeds = s->seeds, o.seeds_line = s->seeds_line;
+    }
+    f.overrides.push_back(std::move(o));
+  }
+  for (const auto& group : groups(sections, Kind::eval, f.scale)) {
+    SweepEval e{group.front()->eval, {}, {}, group.front()->line};
+    for (const SweepSection* s : group) {
+      for (const SweepOption& opt : s->options) set_option(e.options, opt);
+      for (const SweepGrid& g : s->grid) set_grid(e.only, g);
+    }
+    for (const SweepGrid& g : e.only)
+      if (!find_grid(f.grid, g.key))
+        throw input_error(f.path, g.line, fmt::format("only.{}: {} is no grid key at scale {}", g.key,
+                                                      quote_input(g.key, '"'), f.scale));
+    f.evals.push_back(std::move(e));
+  }
 }
 
 }  // namespace
 
 bool option_changes_results(const std::string& key) { return key != "threads" && key != "logits-cache-mb"; }
 
-std::vector<int64_t> parse_seed_list(const std::string& text) {
-  std::vector<int64_t> seeds;
-  if (trim(text).empty()) throw std::invalid_argument("no seeds");
-  for (const std::string& part : split_list(text)) {
-    if (part.empty()) throw std::invalid_argument("an empty entry in the seed list");
-    // From 1: a leading '-' is a sign (and "-1" is refused as negative), not a range's dash.
-    const size_t dash = part.find('-', 1);
-    if (dash == std::string::npos) {
-      seeds.push_back(parse_seed(part));
-      continue;
-    }
-    const int64_t lo = parse_seed(trim(part.substr(0, dash))), hi = parse_seed(trim(part.substr(dash + 1)));
-    if (hi < lo) throw std::invalid_argument(fmt::format("{} is an empty range", quote_input(part)));
-    if (hi - lo >= 100000) throw std::invalid_argument(fmt::format("{} has more than 100000 seeds", quote_input(part)));
-    // Counted, not compared: `s <= hi` holds for every int64 when hi is its largest value.
-    for (int64_t k = 0; k <= hi - lo; ++k) seeds.push_back(lo + k);
-  }
-  std::vector<int64_t> sorted = seeds;
-  std::sort(sorted.begin(), sorted.end());
-  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
-    throw std::invalid_argument(fmt::format("seed {} appears twice", *dup));
-  return seeds;
-}
-
-SweepFile parse_sweep_file(const std::string& path, const std::string& text, const TrainOptionNames& options) {
+SweepFile parse_sweep_file(const std::string& path, const std::string& text, const TrainOptionNames& options,
+                           const std::string& scale, const EvalOptionNames& eval_options) {
   SweepFile f;
   f.path = fs::absolute(path).lexically_normal().string();
   f.dir = fs::path(f.path).parent_path().string();
-  std::map<std::string, long> first_line;  // option name (grid.K counts as K) -> line that set it
-  std::string out;
-  long line_no = 0, task_line = 0;
-  auto claim = [&](const std::string& name, long line) {
-    if (auto it = first_line.find(name); it != first_line.end())
-      throw input_error(path, line, fmt::format("duplicate key {} (first set at line {})", quote_input(name, '"'), it->second));
-    first_line[name] = line;
-  };
-  // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first key.
-  size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line(text, start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (const size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    const std::string body = trim(line);
-    if (body.empty() || body[0] == ';') continue;
-    if (body[0] == '[') throw input_error(path, line_no, "sections are not supported: write key = value lines");
-    const size_t eq = body.find('=');
-    if (eq == std::string::npos) throw input_error(path, line_no, "expected key = value");
-    const std::string key = trim(std::string_view(body).substr(0, eq)), value = trim(std::string_view(body).substr(eq + 1));
-    if (key.empty()) throw input_error(path, line_no, "a line with no key before '='");
-    if (key.starts_with("grid.")) {
-      const std::string name = key.substr(5);
-      if (name.empty()) throw input_error(path, line_no, "grid. needs an option name, e.g. grid.lr = 1e-3, 3e-3");
-      if (name == "task" || name == "seeds" || name == "out")
-        throw input_error(path, line_no, fmt::format("{} cannot be a grid key", quote_input(name, '"')));
-      if (!option_changes_results(name))
-        throw input_error(path, line_no, fmt::format("{} cannot be a grid key: results do not depend on it, so its values "
-                                                     "would all be one run (set it once, {} = N)", quote_input(name, '"'), name));
-      if (value.empty()) throw input_error(path, line_no, fmt::format("empty grid {}: list its values, a, b, c", quote_input(key, '"')));
-      SweepGrid g{name, split_list(value), line_no};
-      for (size_t i = 0; i < g.values.size(); ++i) {
-        if (g.values[i].empty()) throw input_error(path, line_no, fmt::format("grid {} has an empty value", quote_input(key, '"')));
-        if (std::find(g.values.begin(), g.values.begin() + long(i), g.values[i]) != g.values.begin() + long(i))
-          throw input_error(path, line_no, fmt::format("grid {} lists {} twice", quote_input(key, '"'), quote_input(g.values[i], '"')));
-      }
-      claim(name, line_no);
-      f.grid.push_back(std::move(g));
-      continue;
-    }
-    claim(key, line_no);
-    if (key == "seeds") {
-      try {
-        f.seeds = parse_seed_list(value);
-      } catch (const std::invalid_argument& e) {
-        throw input_error(path, line_no, std::string("seeds: ") + e.what());
-      }
-    } else if (key == "out") {
-      if (value.empty()) throw input_error(path, line_no, "out needs a directory");
-      out = value;
-    } else if (key == "task") {
-      f.task = value;
-      task_line = line_no;
-    } else {
-      if (value.empty()) throw input_error(path, line_no, fmt::format("{} has no value", quote_input(key, '"')));
-      f.fixed.push_back({key, value, line_no});
-    }
+  const std::vector<SweepSection> sections = read_sweep_sections(path, text);
+  const SweepSection& top = sections.front();
+  if (top.task_line) f.task = top.task;
+  check_sections(path, f.task, sections, options, eval_options);
+  f.fixed = top.options;
+  f.grid = top.grid;
+  if (top.seeds) f.seeds = *top.seeds;
+  std::string out = top.out;
+  for (const SweepSection& s : sections)
+    if (s.kind == Kind::scale) f.scales.push_back(s.scale);
+  if (!top.default_scale.empty() && std::find(f.scales.begin(), f.scales.end(), top.default_scale) == f.scales.end())
+    throw input_error(path, top.default_scale_line, fmt::format("scale: no [scale {}] section{}", top.default_scale,
+                                                                f.scales.empty() ? "" : " (" + names_of(f.scales) + ")"));
+  f.scale = scale.empty() ? top.default_scale : scale;
+  if (f.scales.empty() && !f.scale.empty())
+    throw input_error(path, 0, fmt::format("--scale {}: this file has no [scale NAME] sections", f.scale));
+  if (!f.scales.empty() && f.scale.empty())
+    throw input_error(path, 0, fmt::format("choose a scale with --scale NAME ({}), or name a default with scale = NAME",
+                                           names_of(f.scales)));
+  if (!f.scale.empty() && std::find(f.scales.begin(), f.scales.end(), f.scale) == f.scales.end()) {
+    // Named at the file's first [scale] section: the list of scales starts there.
+    const auto first = std::find_if(sections.begin(), sections.end(), [](const SweepSection& s) { return s.kind == Kind::scale; });
+    throw input_error(path, first->line, fmt::format("--scale {}: unknown scale (the file has [scale {}])", quote_input(f.scale),
+                                                     names_of(f.scales)));
   }
-  // Every option must be one lava train --task TASK knows, and not one the sweep sets itself.
-  std::set<std::string> known;
-  try {
-    known = options(f.task);
-  } catch (const UsageError& e) {  // not a task
-    throw input_error(path, task_line, e.what());
-  }
-  auto check_option = [&](const std::string& name, long line) {
-    if (auto it = options_set_by_sweep().find(name); it != options_set_by_sweep().end())
-      throw input_error(path, line, fmt::format("{} is set by the sweep for each run ({})", quote_input(name, '"'), it->second));
-    if (!known.count(name))
-      throw input_error(path, line, fmt::format("unknown option {} for lava train --task {}", quote_input(name, '"'), f.task));
-  };
-  for (const SweepOption& o : f.fixed) check_option(o.key, o.line);
-  for (const SweepGrid& g : f.grid) check_option(g.key, g.line);
+  resolve_scale(f, sections, out);
   const fs::path stem = fs::path(f.path).filename().replace_extension("");
-  f.out = (out.empty() ? fs::path(f.dir) / (stem.string() + ".runs") : fs::path(f.dir) / out).lexically_normal().string();
+  const std::string default_out = stem.string() + (f.scale.empty() ? "" : "-" + f.scale) + ".runs";
+  f.out = (fs::path(f.dir) / (out.empty() ? default_out : out)).lexically_normal().string();
   return f;
 }
 
-SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options) {
-  return parse_sweep_file(path, read_file(path, kSettingsLimit), options);
+SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options, const std::string& scale,
+                          const EvalOptionNames& eval_options) {
+  return parse_sweep_file(path, read_file(path, kSettingsLimit), options, scale, eval_options);
 }
 
 }  // namespace lava

@@ -1,5 +1,5 @@
 // lava crosscheck-dump (src/cli/cmd_crosscheck.cpp): usage errors, and a dump that holds what
-// tools/torch_reference.py reads. The agreement itself is `make crosscheck`'s (README "Cross-check").
+// tools/torch_reference.py reads. The agreement itself is `make crosscheck`'s (tests/README.md).
 #include <doctest/doctest.h>
 
 #include "nn/safetensors.hpp"

@@ -90,7 +90,7 @@ TEST_CASE("sweep: bad sweep files are one InputError naming file:line") {
   bad("save = m\n", "bad.ini:1: \"save\" is set by the sweep");
   bad("seed = 4\n", "use seeds = LIST");
   bad("data c\n", "bad.ini:1: expected key = value");
-  bad("[train]\n", "sections are not supported");
+  bad("[train]\n", "bad.ini:1: unknown section '[train]'");
   bad("task = nope\n", "bad.ini:1: unknown task 'nope' (nmt, vqa)");
   bad("grid.task = nmt, vqa\n", "\"task\" cannot be a grid key");
 }

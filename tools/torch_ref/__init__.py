@@ -1,4 +1,4 @@
-"""The float64 PyTorch reference that tools/torch_reference.py checks LAVA against (README "Cross-check"), one
+"""The float64 PyTorch reference that tools/torch_reference.py checks LAVA against (tests/README.md), one
 concept a module: safetensors (reading a dump), models, objectives (losses and evaluation), training (Adam), sparse
 (sparsemax and 1.5-entmax over masked rows, the marginal over their support)."""
 import torch

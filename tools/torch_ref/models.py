@@ -112,7 +112,7 @@ class NmtModel:
 
 
 class VqaModel:
-    """The VQA model (src/method.md §3.1; README "VQA-style experiment"): one query per question (T = 1), the R
+    """The VQA model (src/method.md §3.1): one query per question (T = 1), the R
     regions as the candidates: x~ = the question LSTM's state after the last word, x_i = relu(W_r r_i + b_r),
     p(z=i) = softmax_i w^T tanh(W1 x_i + W2 x~) (`none`: uniform), f(x, z=i) = softmax(W_g relu(W_q x~ + b_q + W_x x_i)
     + b_g), q(z=i | y) = softmax_i u^T tanh(U1 (x_i * relu(V1 h_y)) + U2 (x~ * relu(V2 h_y))), h_y the answer's
@@ -150,7 +150,7 @@ class VqaModel:
 
 
 class SeqVaeModel:
-    """The sequence VAE (README "Sequence VAE"): memory m = BiLSTM(emb(X)), u = [forward state at the last word ;
+    """The sequence VAE (src/method.md §3.3): memory m = BiLSTM(emb(X)), u = [forward state at the last word ;
     backward state at the first], q(z|X) = N(mu, sigma^2), mu = u W_mu + b, log sigma = u W_s + b_s, z = mu + sigma eps;
     decoder LSTM over [emb(x_{t-1}) ; z]; c_t = sum_i alpha_ti m_i with alpha_t = softmax_i v^T tanh(W_q h_t + W_k m_i);
     p(x_t) = softmax(W_g tanh(W_h h_t + b + W_c c_t) + b_g). Loss per sentence: (KL(q || N(0, I)) - log p(X | z)) / B."""

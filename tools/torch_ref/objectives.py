@@ -61,7 +61,7 @@ def objective(model, P, batch, noise, meta):
 
 
 def evaluate(model, P, batches, kmax):
-    """The evaluation sums LAVA reports (README `lava eval`), over real target tokens."""
+    """The evaluation sums LAVA reports (src/method.md §4.1), over real target tokens."""
     if hasattr(model, "eval_sums"):
         return model.eval_sums(P, batches, evaluate.noises)
     s = dict(tokens=0.0, log_lik=0.0, elbo=0.0, kl=0.0, kl_posterior=0.0, entropy=0.0, correct=0.0)
