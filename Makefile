@@ -51,7 +51,7 @@ deps:
 	$(call install_missing,$(DEB_PKGS))
 
 # The PyTorch peer of make bench. Debian's torch calls whatever libblas.so.3 is installed: without
-# libopenblas0-pthread that is the reference BLAS, about 40 times slower, and every ratio against it is meaningless.
+# libopenblas0-pthread that is the reference BLAS, tens of times slower, and every ratio against it is meaningless.
 # libjemalloc2 is the peer's allocator in make bench: it keeps freed memory mapped, so the peer does not fault its
 # large tensors in again every step (tools/bench-train.sh).
 TORCH_PKGS := python3-torch libopenblas0-pthread libjemalloc2
@@ -59,7 +59,7 @@ torch-deps:
 	$(call install_missing,$(TORCH_PKGS))
 
 # Test sources compile at -O1 in the optimised build: the library they exercise stays at -O3, their own code is
-# brute-force references and checks, and -O1 compiles them about 30 % faster, which keeps CI's two builds in time.
+# brute-force references and checks, which need no vectorisation, and -O1 compiles them faster than -O3.
 TEST_CXXFLAGS := $(subst -O3,-O1,$(CXXFLAGS))
 
 # Precompiled headers: src/core/precompiled.hpp (standard and fmt headers) is force-included into every file. GCC
@@ -84,7 +84,7 @@ $(BUILD)/obj/%.o: %.cpp $(PCH_LIB).gch
 
 $(BUILD)/obj/tests/%.o: tests/%.cpp $(PCH_TEST).gch
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -Winvalid-pch -include $(PCH_TEST) -c $< -o $@
+	$(CXX) $(TEST_CXXFLAGS) -Itests -Winvalid-pch -include $(PCH_TEST) -c $< -o $@
 
 $(BUILD)/liblava.a: $(LIB_OBJ)
 	@rm -f $@
@@ -96,16 +96,17 @@ $(BUILD)/lava: $(BUILD)/obj/src/cli/main.o $(BUILD)/liblava.a
 $(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
-# The test runner ends with the line `tests: N passed, M failed` (tests/main.cpp).
+# The test runner ends with the line `tests: N passed, M failed, K skipped` (tests/support/main.cpp).
 test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
 # A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs a 4-run sweep
-# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s (tests/test_slurm.sh).
+# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s
+# (tests/sweep/test_slurm.sh).
 test-slurm: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
-	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/test_slurm.sh
+	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/sweep/test_slurm.sh
 
 # The demo's translation part trains soft attention, the exact marginal and variational attention for DEMO_STEPS
 # updates each on the gettext corpus: equal updates, since soft attention does about three times as many a minute.
@@ -142,7 +143,7 @@ bench: deps torch-deps
 # batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. The files are checked one per core (--jobs), each
 # in a one-thread process, and their lines printed in the files' order. Debian's torch reads libblas.so.3, which is
-# OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, 45 times slower on large products);
+# OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, tens of times slower on large products);
 # OPENBLAS_NUM_THREADS=1, since torch.set_num_threads(1) does not reach OpenBLAS, which keeps a thread per core.
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
 # The variants come from the registry (`lava crosscheck-dump --list-variants`: those the reference implements), each
@@ -174,8 +175,8 @@ crosscheck:
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -Og and -g1 (line
-# tables only: enough for file:line in sanitizer reports) keep CI short: -Og compiles as fast as -O0 here (589 against
-# 613 CPU seconds for the tree) and its tests run faster, so the stage took 407 s instead of 489 s (clean clone).
+# tables only: enough for file:line in sanitizer reports) keep CI short: -Og compiles about as fast as -O0, and the
+# instrumented tests run faster optimised than not.
 SAN_FLAGS := -std=c++20 -Og -g1 -march=native -fno-math-errno -ffp-contract=off -fopenmp $(WARNINGS) -MMD -MP -Isrc \
              -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLAVA_PROFILE=1
 sanitize: deps
@@ -183,7 +184,7 @@ sanitize: deps
 	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests
 	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava build/san/lava_tests
 
-# Two checks of the include graph, not part of CI (the first takes 1 min 33 s on two cores here):
+# Two checks of the include graph, not part of CI (the second compiles every file once, which takes minutes):
 # 1. Layers. Every #include "DIR/..." in src/ names a layer the including file's layer may use: the layers run
 #    core → gemm → tensor → autodiff → nn, prob → attention → train → tasks → cli, with data, eval and report beside
 #    them (they use core only; train and above may use them), and sweep (grids of runs: core and report) under cli.

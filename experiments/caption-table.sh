@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Show, Attend and Tell on the Fashion-MNIST scenes (issue 25): trains the captioner with every attention variant from
+# Show, Attend and Tell on the Fashion-MNIST scenes: trains the captioner with every attention variant from
 # every seed, evaluates it on the test split and prints a markdown table: the exact per-word NLL (enumerated over the
 # 9 regions; direct for soft) beside the training bound, BLEU-1 and BLEU-4 of beam-decoded captions against the
 # references, and how often the attention's argmax at an item word is that item's region (chance 1/9); mean ± sd over

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The wider family next to soft and variational attention (issue: Dirichlet, Gaussian-context, Bayesian and
-# structured attention): trains var-dirichlet, gauss-ctx, bam-weibull, bam-lognormal, structured and sigmoid next to
+# The wider family next to soft and variational attention (Dirichlet, Gaussian-context, Bayesian and structured
+# attention): trains var-dirichlet, gauss-ctx, bam-weibull, bam-lognormal, structured and sigmoid next to
 # soft and var-enum on both tasks — translation and VQA — from several seeds, evaluates each on the test split and
 # prints one markdown table (mean over the seeds that finished; a seed whose loss turned NaN counts as failed).
 #

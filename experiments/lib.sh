@@ -6,8 +6,7 @@ LAVA=${LAVA:-$REPO/build/lava}
 # GNU OpenMP spin-waits between parallel regions by default; on a shared 2-core machine a spinning thread
 # steals the core another process (or our own second thread) needs, and runs get several times slower.
 # A short spin (GOMP_SPINCOUNT) before sleeping still catches the next of a step's many small parallel regions
-# (~575 a soft-attention step): about 10 % faster on two threads than sleeping at once
-# (experiments/results/speed/README.md, "Threads and waiting").
+# (~575 a soft-attention step): about 10 % faster on two threads than sleeping at once (README, "Measuring speed").
 export OMP_WAIT_POLICY=passive
 export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-20000}
 
@@ -294,7 +293,8 @@ quick_corpus_view() {
 
 # Model settings. QUICK: a small model, vocabulary capped at 4000 words per side (84 % of German and 92 % of
 # English training tokens), pairs up to 30 tokens; a minute of training is a few hundred updates at most, so
-# small batches, a larger learning rate and no dropout (nothing can overfit yet) get the furthest. FULL: the paper's appendix (src/method.md §6): 2-layer LSTMs,
+# small batches, a larger learning rate and no dropout (nothing can overfit yet) get the furthest.
+# FULL: the paper's appendix (src/method.md §6): 2-layer LSTMs,
 # embeddings and attention 512, inference network 512, batch 6, Adam 3e-4, 30 epochs, halving from epoch 2;
 # one --hidden-size knob stands for the paper's 1024-d memory and 768-d decoder. The corpus is words, not BPE,
 # so words seen once are left out (33k German / 17.7k English types remain).
@@ -306,14 +306,14 @@ full_train_args() {
   echo "--emb-size 512 --hidden-size 768 --attn-size 512 --inf-hidden 512 --layers 2 --batch-size 6 --lr 3e-4" \
     "--epochs 30 --start-decay-at 2 --lr-decay 0.5 --dropout 0.3 --init 0.1 --clip 5 --min-freq 2 --max-len 50"
 }
-# CONVERGED (issue 19): the paper's stopping rules (halve the learning rate at every epoch end from epoch 2 on that
+# CONVERGED: the paper's stopping rules (halve the learning rate at every epoch end from epoch 2 on that
 # does not improve the validation bound, stop after 2 such epoch ends in a row, at most 30 epochs) on a model and
 # corpus small enough that every row of the table converges overnight on 2 cores: every 5th training pair
 # (CONVERGED_TRAIN_EVERY; 35,293 pairs from all 100 packages), pairs up to 20 tokens (1,061 updates an epoch at
 # batch 32), vocabulary 4,000 a side, emb 64, hidden 128, attention and inference network 64, dropout 0.2, Adam 3e-3,
-# parameters uniform in ±0.3 (experiments/results/paper-tables/README.md, var-enum on lava data synth); validation on the whole valid split. Sized by a
-# probe on 40,000 pairs: soft stopped on patience at epoch 17, var-enum was still improving at epoch 14 (experiments/results/paper-tables/README.md,
-# "Sizing the converged tables").
+# parameters uniform in ±0.3 (README, "The var-enum question"); validation on the whole valid split. Sized by a
+# probe on 40,000 pairs: soft stopped on patience at epoch 17, var-enum was still improving at epoch 14 (README,
+# "Sizing a converged table").
 CONVERGED_TRAIN_EVERY=5
 CONVERGED_VALID_PAIRS=0
 converged_train_args() {

@@ -13,7 +13,7 @@
 # lowest and highest of the rounds' own ratios (LAVA's and PyTorch's figure of the same round): how far one run's
 # ratio can move on this machine. In even rounds the thread counts run in order and LAVA before the peer, in odd
 # rounds the reverse of both, so a steady drift of the machine's speed favours neither side and neither thread count.
-# "Target" is issue 23's speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
+# "Target" is LAVA's goal speed ratio for the row (soft 1.5x on one thread, 2x otherwise), and "target needs" the
 # fraction of the FMA peak LAVA's
 # whole step would have to sustain to reach it against this run's peer (median over rounds of target x PyTorch tok/s x
 # LAVA's GFLOP per token / the peak measured in that round): next to "of FMA peak", what LAVA sustains, it says how
@@ -106,7 +106,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 
 echo "LAVA: OMP_WAIT_POLICY=passive GOMP_SPINCOUNT=$lava_spin; PyTorch: OMP_WAIT_POLICY=passive, OpenBLAS on its own kernel choice (OPENBLAS_CORETYPE unset), $([ -e $jemalloc ] && echo "jemalloc with decay off" || echo "glibc malloc (libjemalloc2 not installed)")"
 echo
-# Issue 23's target speed ratio for a variant and thread count ("" where it sets none).
+# The target speed ratio for a variant and thread count ("" where there is none).
 target_of() { case $1/$2 in soft/1) echo 1.5 ;; soft/2|marginal/[12]|var-enum/[12]) echo 2 ;; *) echo "" ;; esac; }
 # The median over rounds (median_of_rounds) of what the awk statement $1 prints for each round, run with that round's
 # figures of the row being printed: x (the target, $2), l and p (LAVA's and PyTorch's tok/s), g (LAVA's GEMM GFLOP/s

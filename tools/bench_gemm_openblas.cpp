@@ -1,6 +1,6 @@
 // Standalone driver for lava::run_gemm_bench (not built by the Makefile; the CLI's `lava bench gemm` is the
-// supported entry point). Build from /work/main after `make build/liblava.a`:
-//   g++ -std=c++20 -O3 -march=native -fopenmp -Isrc -o /tmp/bench_gemm tools/bench_gemm_openblas.cpp
+// supported entry point). Build from the repository's root after `make build/liblava.a`:
+//   g++ -std=c++20 -O3 -march=native -fopenmp -Isrc -o build/bench_gemm tools/bench_gemm_openblas.cpp
 //       build/liblava.a -lfmt
 // Usage: bench_gemm [repeats] [threads,...] [trans,...] MxNxK ...
 //   e.g. bench_gemm 5 1,2 NN,NT,TN 512x512x512 64x2048x1024

@@ -7,7 +7,7 @@
 //              enumeration, decoding, pictures); the prior p unless it overrides
 //   objective  the training objective, summed over real tokens (attention/objective.hpp's ObjectiveTerms)
 //   evaluate   the evaluation sums; by default the enumerated figures for a latent variant and the direct log f at
-//              its weights otherwise (attention/eval_parts.hpp)
+//              its weights otherwise (attention/objective_parts.hpp)
 //   params     its own parameters in the model's store, and the hyperparameters its model file keeps
 #include <map>
 #include <string>

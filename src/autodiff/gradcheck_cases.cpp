@@ -1,5 +1,6 @@
 // The gradient-check catalogue: every op of autodiff/ops.hpp at several shapes, including broadcasting, every axis,
-// every transpose case, repeated indices and masked entries. `lava gradcheck` and tests/test_gradcheck.cpp run it.
+// every transpose case, repeated indices and masked entries. `lava gradcheck` and tests/autodiff/test_gradcheck.cpp
+// run it.
 #include "autodiff/gradcheck.hpp"
 #include "autodiff/ops.hpp"
 

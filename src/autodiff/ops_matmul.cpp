@@ -81,12 +81,10 @@ Var<T> matmul(Var<T> a, Var<T> b, bool trans_a, bool trans_b) {
   const int64_t sa_n = int64_t(d.M) * d.K, sb_n = int64_t(d.K) * d.N, sc_n = int64_t(d.M) * d.N;
   // Many small products: one region, the products shared out over the threads. A large product: gemm splits it
   // itself. Fewer than 2^17 multiply-adds in all run on one thread: a fork/join costs a few µs while the other
-  // thread still spins (GOMP_SPINCOUNT, as the scripts set it) and 10-20 µs once it sleeps, more than such a batch
-  // takes. The attention products of one decoder step (32 × 1×20×256, 2^17.3; 40 batches a step, forward and
-  // backward, about 50 µs each on one thread) do split: one region per batch, not one per product (which was 1,900
-  // regions a step). They were 2 ms of the 7 ms of a one-thread soft step that did not split; alternated with a
-  // build that kept them on one thread (threshold 2^20), ten two-thread soft steps ran at 0.92–1.07 of its
-  // tokens/s, median 1.022 (one thread: median 0.998).
+  // thread still spins (GOMP_SPINCOUNT, as the scripts set it) and 10-20 µs once it sleeps, more than half of what
+  // such a batch takes. The attention products of one decoder step (32 products of 1×20×256, 2^17.3 multiply-adds
+  // in all) do split, with one region per batch and not one per product: a region per product would pay a
+  // fork/join for each of a step's 1,900 products, each far smaller than the fork/join itself.
   const int64_t flops_per_product = int64_t(d.M) * d.N * d.K;
   const bool parallel_batches = batched && batch > 1 && omp_get_level() == 0 && flops_per_product < (1 << 18) &&
                                 batch * flops_per_product >= (int64_t(1) << 17);

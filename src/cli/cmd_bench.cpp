@@ -78,7 +78,10 @@ int bench_gemm(int argc, char** argv) {
                  "FMA peak, LAVA, LAVA packed and OpenBLAS in turn (each sample >= 20 ms, after a warm-up); every\n"
                  "figure is the median of its samples. --shapes adds shapes of your own, in NN, NT and TN; e.g. the\n"
                  "enumerated output layer's products of one chunk (lava bench train --attn marginal: 240 rows,\n"
-                 "H = 256, V = 10,000): --shapes 240x10000x256,240x256x10000,257x10000x240 (logits, dx, [dW; db]).");
+                 "H = 256, V = 10,000): --shapes 240x10000x256,240x256x10000,257x10000x240 (logits, dx, [dW; db]).\n"
+                 "error_ratio checks every product timed (LAVA's, packed and OpenBLAS's) at 64 entries of C against\n"
+                 "a double-precision reference, over the rounding bound of a float dot product of length k: a row\n"
+                 "above 1 computed a wrong product, and the command then exits 1.");
   cl.options().add_options()                                                                           //
       ("sizes", po::value<std::string>()->default_value("256,512,1024,2048"), "square sizes, comma-separated")  //
       ("thread-counts", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")        //
@@ -111,7 +114,7 @@ int bench_gemm(int argc, char** argv) {
   t.add_column("m").add_column("n").add_column("k").add_column("trans").add_column("threads");
   t.add_column("gflops", ".1f").add_column("peak_ratio", ".3f").add_column("openblas_gflops", ".1f");
   t.add_column("openblas_ratio", ".3f").add_column("packed_gflops", ".1f").add_column("packed_openblas_ratio", ".3f");
-  t.add_column("kernel_loop_ratio", ".3f");
+  t.add_column("kernel_loop_ratio", ".3f").add_column("error_ratio", ".3f");
   // Which kernels ran: in the header of the table for people, in every row of json and csv.
   const bool table = cl.common().format == OutputFormat::table;
   const std::string kernel = gemm_kernel_name(), ob_core = openblas_core_name();
@@ -122,7 +125,7 @@ int bench_gemm(int argc, char** argv) {
                             ob ? Cell(r.openblas_gflops) : Cell("n/a"),
                             ob ? Cell(r.gflops / r.openblas_gflops) : Cell("n/a"), r.packed_gflops,
                             ob ? Cell(r.packed_gflops / r.openblas_gflops) : Cell("n/a"),
-                            kernel_loop_ratio.at(r.threads)};
+                            kernel_loop_ratio.at(r.threads), r.error_ratio};
     if (!table) cells.insert(cells.end(), {Cell(kernel), ob ? Cell(ob_core) : Cell("n/a")});
     t.add_row(cells);
   }
@@ -130,6 +133,12 @@ int bench_gemm(int argc, char** argv) {
     std::printf("kernel: %s; OpenBLAS kernel: %s\n", kernel.c_str(),
                 ob_core.empty() ? "n/a (libopenblas.so.0 not found)" : ob_core.c_str());
   t.print(stdout, cl.common().format);
+  for (const GemmBenchRow& r : rows)
+    if (!(r.error_ratio <= 1)) {
+      std::fprintf(stderr, "lava bench gemm: %dx%dx%d %s on %d threads: C is off the double-precision reference by "
+                   "%.3g times the rounding bound\n", r.m, r.n, r.k, r.trans.c_str(), r.threads, r.error_ratio);
+      return 1;
+    }
   return 0;
 }
 

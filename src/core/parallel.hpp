@@ -6,10 +6,11 @@
 #include <cstdint>
 
 namespace lava {
-// 32,768 elements. 2^13 (a soft-attention decoder's 32×256 elementwise ops split too) measured both ways on a
-// two-thread soft step (`lava bench train --attn soft --threads 2`, builds alternated): 0.94–1.01 of the step time
-// (median 0.975) with the brief spin the scripts set (GOMP_SPINCOUNT=20000), but 1.06–1.14 under plain
-// OMP_WAIT_POLICY=passive, where each extra region wakes a sleeping thread; not kept.
+// 2^15 = 32,768 elements. Splitting a loop of n elements over 2 threads saves at most half its time, t(n)/2, and
+// costs one fork/join: a few µs while the other thread still spins, 10–20 µs once it sleeps. An elementwise pass
+// streams several elements a nanosecond, so only from about 2^15 elements is t(n)/2 larger than the fork/join. A
+// lower threshold (2^13) would also split a soft-attention decoder's 32×256 elementwise ops, each then one more
+// region that must wake a sleeping thread under a passive wait policy (OMP_WAIT_POLICY=passive).
 constexpr int64_t kParallelMin = 1 << 15;
 
 // f(i) for every i < n: split over the threads when `split`, else in turn on this thread. Not a parallel `for`

@@ -1,15 +1,16 @@
 #pragma once
 // exp, tanh and the logistic σ on 8 or 16 float lanes, and the array loops the kernels use them through.
 //
-// Why: glibc's scalar expf and tanhf (tanhf calls expm1f) were 16 % of a soft-attention training step and most of
-// the non-GEMM time of the enumerated output layer; GCC will not vectorise a libm call or a floating-point compare
-// under the default -ftrapping-math. GCC's vector extensions say the vector code directly: AVX-512 (16 lanes) or
-// AVX2 (8) under -march=native, SSE or scalar code on other targets, the same arithmetic in every lane everywhere.
-// The array loops take 16 lanes at a time where the target has AVX-512, then 8: on AVX-512 the exp of a row of logits
-// (most of the enumerated output layer's time outside its GEMMs) ran at 0.60 ns an element in 8 lanes; a sum keeps
-// its 8 running lane sums and adds a block of 16 as its two halves, so no result changes with the width. Without
-// AVX-512 they take 8 at a time only: there GCC lowers 16-lane compares and selects element by element, and the
-// 16-lane exp of a row ran at 2.86 ns an element against 0.49 in 8 lanes (AMD Zen 3), the same bits either way.
+// Why: glibc's scalar expf and tanhf (tanhf calls expm1f) take one element a call, and a training step evaluates
+// them on every LSTM gate of every time step and on every logit of the enumerated output layer (B·T·S·V of them);
+// GCC will not vectorise a libm call or a floating-point compare under the default -ftrapping-math. GCC's vector
+// extensions say the vector code directly: AVX-512 (16 lanes) or AVX2 (8) under -march=native, SSE or scalar code on
+// other targets, the same arithmetic in every lane everywhere.
+// The array loops take 16 lanes at a time where the target has AVX-512, then 8: twice the elements an instruction
+// for the exp of a row of logits (most of the enumerated output layer's time outside its GEMMs); a sum keeps its 8
+// running lane sums and adds a block of 16 as its two halves, so no result changes with the width. Without AVX-512
+// they take 8 at a time only: there GCC lowers 16-lane compares and selects element by element, which makes a
+// 16-lane loop several times slower than an 8-lane one, for the same bits.
 //   exp x:  x = n ln2 + r (Cody–Waite, |r| ≤ ln2/2, n rounded by adding 1.5·2^23), e^r by Cephes' degree-6 expf
 //           polynomial, 2^n from the exponent bits; x is clamped to [−87.3, 88.37] (no inf, no denormal scale).
 //   tanh x: x(1 + z P(z)), z = x², the Taylor series to x^13 for |x| < 0.4 (no cancellation near 0); else
@@ -17,9 +18,10 @@
 //   σ(x)  = 1/(1 + e^{−x}).
 // The polynomials and the reduction use FMA where the target has it (mul_add): one rounding and one instruction per
 // step instead of two.
-// Accuracy against double-precision libm over a dense sweep (tests/test_vec_math.cpp): exp ≤ 1.1 ulp, tanh ≤ 2 ulp,
-// σ ≤ 3 ulp (relative, where σ is not below 1e-37). A value takes the same lanes whether it sits in a full block of 8
-// or in the tail (the tail is padded into a block), so no result depends on how a loop is split over threads.
+// Accuracy against double-precision libm over a dense sweep (tests/core/test_vec_math.cpp): exp ≤ 1.1 ulp,
+// tanh ≤ 2 ulp, σ ≤ 3 ulp (relative, where σ is not below 1e-37). A value takes the same lanes whether it sits in a
+// full block of 8 or in the tail (the tail is padded into a block), so no result depends on how a loop is split over
+// threads.
 // The double instantiations are plain libm loops: gradient checks run in double and see the exact functions.
 #include <cmath>
 #include <cstdint>

@@ -21,7 +21,7 @@
 //            allows: yes/no = is_there or is_at, number = how_many, other = what_at, where or relation.
 // Then a question uniformly within the family; a scene never repeats a question. default redraws a repeat from
 // the family draw on; vqa2 redraws it within its answer type, so the type shares stay at 38/12/50 (measured on
-// 100k train questions: 37.8/12.0/50.2 %, tests/test_scenes.cpp).
+// 100k train questions: 37.8/12.0/50.2 %, tests/data/test_scenes.cpp).
 //
 // Splits: train scenes draw from the 60k training images minus a per-class held-out share, which only the valid
 // scenes use (disjoint images, valid fraction = valid_scenes / (train_scenes + valid_scenes)); test scenes draw

@@ -44,12 +44,11 @@ struct Ymm : X86Transpose {
 
 using KernelAvx2 = SimdKernel<Ymm, 6, 2>;
 
-// kc·16·4 bytes of B̂ strip + 6·kc·4 of Â panel in L1 (kc = 384: 24 + 9 KiB, sized for Zen 5's 48 KiB; this VM's
-// CPU reports 32 KiB of L1d and 512 KiB of L2 per core, 32 MiB of L3); Â blocks of ≤ 24 panels (144 rows, 216 KiB)
-// run strip-major. mc and nc are measured, not derived: a B̂ block of kc×960 (1.4 MiB, past L2: the strips stream
-// from L3 well enough) and an Â block of up to 4096 rows (6 MiB per thread, so B is packed once per k block for
-// M ≤ 4096) ran 1024³–2048³ and the output-layer shapes 5–10 points of the FMA peak faster than 768 rows × 480
-// columns (`lava bench gemm`, builds alternated; nc = 1920 the same).
+// kc·16·4 bytes of B̂ strip + 6·kc·4 of Â panel in L1 (kc = 384: 24 + 9 KiB, sized for a 48 KiB L1d such as Zen 5's);
+// Â blocks of ≤ 24 panels (144 rows, 216 KiB) run strip-major. mc and nc were chosen by alternating builds under
+// `lava bench gemm`, not derived: a B̂ block of kc×960 (1.4 MiB, past L2: the strips stream from L3 well enough) and
+// an Â block of up to 4096 rows (6 MiB per thread, so B is packed once per k block for M ≤ 4096, where 768-row blocks
+// would pack it ⌈4096/768⌉ = 6 times) beat 768 rows × 480 columns.
 constexpr PackedBlocking kBlockingAvx2{/*kc_max=*/384, /*mc=*/4096, /*nc=*/960, /*few_a_panels=*/24,
                                        /*strip_group=*/8};
 

@@ -46,11 +46,10 @@ using KernelAvx512 = SimdKernel<Zmm, 12, 2>;
 
 // kc = 384: a 12×kc Â micro-panel (18 KiB) stays in L1 while the kernel sweeps a B̂ block of kc×480 (720 KiB) in
 // L2; Â blocks of ≤ 16 panels (192 rows, 288 KiB) run strip-major with 4-strip groups. Â blocks of up to 4096 rows
-// (6 MiB per thread, in L3), so that a plain call packs each B̂ block once for M ≤ 4096, as on AVX2: measured on an
-// Intel Xeon with AVX-512 (48 KiB L1d, 2 MiB L2 per core), both builds at once on separate cores, four rounds:
-// 1920×20000×512 NN and TN 1.01–1.05× the speed with 768-row blocks, 2048³ 0.93–1.05× (median 1.045), 1024³
-// 0.995–1.37×; the packed 256-row output-layer shapes, one block either way, 0.95–1.05×. kc 256 or 512 and nc 240,
-// 960 or 1920 measured no better (1920: 10–25 % slower).
+// (6 MiB per thread, in L3), so that a plain call packs each B̂ block once for M ≤ 4096, as on AVX2: with 768-row
+// blocks a 1920-row product would pack every B̂ block ⌈1920/768⌉ = 3 times. nc = 1920 would make the B̂ block
+// outgrow L2 (kc×1920: 2.8 MiB past a 2 MiB L2), so its strips would stream from L3. The values themselves were
+// chosen by alternating builds under `lava bench gemm`.
 constexpr PackedBlocking kBlockingAvx512{/*kc_max=*/384, /*mc=*/4096, /*nc=*/480, /*few_a_panels=*/16,
                                          /*strip_group=*/4};
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
@@ -127,12 +130,43 @@ class TimedCall {
   int calls_ = 1;
 };
 
+// op(X)(r, c) of a row-major X with leading dimension ld: X(r, c), or X(c, r) when transposed.
+float op_at(const float* X, int ld, bool trans, int r, int c) {
+  return trans ? X[std::size_t(c) * ld + r] : X[std::size_t(r) * ld + c];
+}
+
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
 }
 
 }  // namespace
+
+double gemm_error_ratio(bool ta, bool tb, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                        const float* C, int ldc) {
+  const double u = 0x1p-24, gamma = K * u < 1 ? K * u / (1 - K * u) : 1.0;
+  std::vector<std::pair<int, int>> entries{{0, 0}, {0, N - 1}, {M - 1, 0}, {M - 1, N - 1}};
+  std::uint32_t s = 2463534242u;  // xorshift32: a fixed spread of entries over C
+  for (int e = 0; e < 60; ++e) {
+    s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+    const int i = int(s % std::uint32_t(M));
+    s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+    entries.push_back({i, int(s % std::uint32_t(N))});
+  }
+  double worst = 0;
+  for (const auto& [i, j] : entries) {
+    double exact = 0, magnitude = 0;
+    for (int k = 0; k < K; ++k) {
+      const double p = double(op_at(A, lda, ta, i, k)) * double(op_at(B, ldb, tb, k, j));
+      exact += p;
+      magnitude += std::abs(p);
+    }
+    const double error = std::abs(double(C[std::size_t(i) * ldc + j]) - exact);
+    if (std::isnan(error)) return HUGE_VAL;  // a NaN in C is off by more than any bound
+    worst = std::max(worst, error == 0 ? 0 : magnitude == 0 ? HUGE_VAL : error / (gamma * magnitude));
+  }
+  return worst;
+}
 
 std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& shapes,
                                          const std::vector<int>& threads, const std::vector<std::string>& trans,
@@ -174,7 +208,7 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
             ob->sgemm(101, ta ? 112 : 111, tb ? 112 : 111, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N);
           });
         }
-        // Rounds of one sample each, so that the machine's drift (this VM's speed moves by up to 2× within
+        // Rounds of one sample each, so that the machine's drift (a VM's speed can change severalfold within
         // minutes) reaches LAVA, the FMA peak and OpenBLAS alike.
         std::vector<double> peak, lava, lava_packed, open_blas;
         for (int r = 0; r < repeats; ++r) {
@@ -188,9 +222,23 @@ std::vector<GemmBenchRow> run_gemm_bench(const std::vector<std::array<int, 3>>& 
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
           }
         }
+        // Each timed product once more, each result checked against the double-precision reference.
+        const auto error_of = [&](const std::function<void()>& call) {
+          std::fill(C.data, C.data + std::size_t(M) * N, std::nanf(""));  // no result of an earlier call counts
+          call();
+          return gemm_error_ratio(ta, tb, M, N, K, A.data, lda, B.data, ldb, C.data, N);
+        };
+        double error = std::max(
+            error_of([&] { gemm<float>(ta, tb, M, N, K, 1.0f, A.data, lda, B.data, ldb, 0.0f, C.data, N); }),
+            error_of([&] { gemm<float>(ta, M, 1.0f, A.data, lda, packed, 0.0f, C.data, N); }));
+        if (ob != nullptr)
+          error = std::max(error, error_of([&] {
+                             ob->sgemm(101, ta ? 112 : 111, tb ? 112 : 111, M, N, K, 1.0f, A.data, lda, B.data, ldb,
+                                       0.0f, C.data, N);
+                           }));
         const double lava_gflops = median(lava);
         rows.push_back(GemmBenchRow{M, N, K, tr, t, lava_gflops, lava_gflops / median(peak),
-                                    open_blas.empty() ? -1.0 : median(open_blas), median(lava_packed)});
+                                    open_blas.empty() ? -1.0 : median(open_blas), median(lava_packed), error});
       }
     }
   }

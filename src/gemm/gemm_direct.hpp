@@ -2,9 +2,10 @@
 // The direct GEMM path, for shapes with M, N or K equal to 1 (matrix–vector products and outer products: the
 // attention scores q·x_i of one query, a context Σ_i p_i x_i, the score vector v·tanh(·) and their gradients):
 //   C[M×N] = beta·C + alpha · Â[M×K] · B̂[K×N]      (strides as in gemm_view.hpp)
-// Packing a 1-wide panel costs more than the product itself; these calls were 8 % of a soft-attention training
-// step at about 1 GFLOP/s through the packed driver. No packing here, and each C element is reduced over k in one
-// fixed order, so the result does not depend on the thread count:
+// Packing copies operands so that the micro-kernel reuses each element from cache; with M or N equal to 1 every
+// element of the other operand is used once, so the copy costs as much as the product's own reads, and with K = 1 the
+// kernel's k loop is a single step. No packing here, and each C element is reduced over k in one fixed order, so the
+// result does not depend on the thread count:
 //   B̂ rows contiguous in j (csb = 1) and K short or no contiguous k: C row i accumulates Â(i,k)·B̂(k,:) for
 //     k = 0, 1, ... (vector over j);
 //   Â rows and B̂ columns contiguous in k (csa = rsb = 1): a dot product with 8 running sums (k mod 8), added in

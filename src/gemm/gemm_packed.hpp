@@ -85,24 +85,23 @@ SplitNPlan plan_split_n(const GemmView<T>& v, const PackedBlocking& bl, bool par
   pl.in_place = v.csb == 1 && a_panels <= 2 && !v.packed_b;
   pl.prefetch = strip_major && v.csb == 1 && !pl.in_place && !v.packed_b;
   // A row-major Â (csa == 1) is read in place by full panels: packing it would only transpose it. Except when its
-  // rows are a multiple of 1 KiB apart (H = 256, 512, 1024): then the MR rows of a panel fall into the same few L1
-  // sets and evict one another and the B̂ strip (measured: 1024³ and the logits GEMM 5 points of the FMA peak slower
-  // in place); a thread packs them when the copy is spread over enough strips of its own (≥ kPackAStrips).
+  // rows are a multiple of 1 KiB apart (H = 256, 512, 1024): an L1 of 64 sets of 64 bytes maps addresses 4 KiB apart
+  // to the same set, so the MR rows a panel reads at one k share at most 4 sets (1 set at 4 KiB apart) and evict one
+  // another and the B̂ strip; a thread packs them when the copy is spread over enough strips of its own
+  // (≥ kPackAStrips).
   pl.a_aliases = v.csa == 1 && (v.rsa * long(sizeof(T))) % 1024 == 0;
   // One Â block and one k block in panel-major order (the output layer's logits and [dW; db] products: K ≤ kc,
   // 240–257 rows): each C tile is then written by one kernel call, so the threads may take groups of nc columns
   // from a shared counter instead of fixed halves. A thread slowed by the hypervisor then does fewer groups instead
-  // of holding the other at the join (the fixed split's imbalance was 7.8 % of the enumerated layer's GEMM time on
-  // two threads). Same kernel calls on the same data, so the same bits. Not for the small strip-major products of
-  // the LSTM steps (4-strip groups of a 0.1 ms product), where the fixed halves measured no worse. Only with at
-  // least 4 groups per thread: a narrower C (the 640×256×256 products of soft attention, 8 strips) would be one
-  // group, run whole by one thread while the other waits (measured: those products then ran no faster on two
-  // threads than on one).
+  // of holding the other at the join. Same kernel calls on the same data, so the same bits. Not for the small
+  // strip-major products of the LSTM steps, whose few 4-strip groups leave a slowed thread little to hand over.
+  // Only with at least 4 groups per thread: a narrower C (the 640×256×256 products of soft attention, 8 strips)
+  // would be one group, run whole by one thread while the other waits, as slow on two threads as on one.
   pl.dynamic = parallel && !strip_major && a_panels <= block_panels && v.K <= kc_blk &&
                b_panels >= 4 * nc_group * omp_get_max_threads();
   // Shared groups are a third of nc wide: the join waits for the last group handed out, so its size is what one
-  // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns; an odd count left one thread the last
-  // group, about 0.5 ms of a 6 ms product, alone). A narrower group only reads the L2-resident Â panels more often.
+  // thread idles at most (nc wide: 15 strips, 21 groups for 10,000 columns, and with an odd count one thread runs
+  // the last group, 1/21 of the product, alone). A narrower group only reads the L2-resident Â panels more often.
   pl.group = pl.dynamic ? std::max(1, nc_group / 3) : nc_group;
   return pl;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // The rate of a team of OpenMP threads that each repeat a piece of work until a common deadline:
 //   rate = Σ_thread flops_t / wall seconds   (GFLOP/s)
-// Why a deadline and not the same work per thread: this VM's two vCPUs run the same L1-bound kernel at different
-// speeds, each moving between ~100 and ~180 GFLOP/s within seconds (measured pinned with taskset). With equal shares
+// Why a deadline and not the same work per thread: a VM's vCPUs may run the same L1-bound kernel at different
+// speeds, each changing within seconds as the hypervisor schedules the host's cores. With equal shares
 // a team's rate is threads · (the slowest thread's rate); the training step's large GEMMs hand out work from a shared
 // counter, so the ceiling they can reach is the sum of the threads' own rates, which this measures. On one thread the
 // two agree. The yardsticks of `lava bench` (fma_peak.cpp) are measured this way.

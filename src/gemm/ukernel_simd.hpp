@@ -59,9 +59,8 @@ struct SimdKernel {
     // Ask for the C tile's lines (first and last element of each row: every line it spans) before the k loop, for
     // writing: the epilogue's loads and stores then find them in L1 instead of waiting on L3 at the end. C rows are
     // ldc apart (40 KB in the output layer), so no hardware prefetcher fetches them. No effect on the arithmetic.
-    // Measured on the enumerated output layer's three GEMMs of one 240-row chunk, with and without, alternated call
-    // by call in one process: 1.01–1.04× on one thread, 1.02–1.04× on two; the [dW; db] product, which reads its C,
-    // 1.02–1.10×.
+    // It matters most for a product that reads its C (beta = 1, the [dW; db] accumulation): there the epilogue's
+    // loads would otherwise each wait for a line from L3.
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r) {
       if (r >= mr) break;

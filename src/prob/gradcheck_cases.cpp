@@ -2,7 +2,7 @@
 // Positive parameters are drawn from positive ranges; broadcast operands (a scalar k, β or σ) are included.
 // Not here: gamma_log_sample, gamma_sample and dirichlet_sample, whose implicit gradient is the derivative at fixed
 // CDF value u, not at fixed Marsaglia–Tsang noise, so finite differences of their forward do not match it sample by
-// sample. gamma_quantile shares their gradient kernel and is checked here; tests/test_prob_gamma.cpp checks the
+// sample. gamma_quantile shares their gradient kernel and is checked here; tests/prob/test_prob_gamma.cpp checks the
 // samplers against derivatives of the quantile at each sample's own u and against finite differences of expectations.
 #include <vector>
 

@@ -9,7 +9,7 @@
 // The reward of s_t is word t's own log-likelihood: the models that use this (tasks/caption) feed the soft context
 // forward, so s_t reaches word t only, and the other words' terms of the sentence's log-likelihood are independent
 // of s_t (zero mean in the score-function term, variance only). With λ_r = 1, λ_e = 0, p_expected = 0 the estimator is
-// unbiased for ∇L_s whatever b is (tests/test_caption_sat.cpp checks it against enumeration).
+// unbiased for ∇L_s whatever b is (tests/attention/test_caption_sat.cpp checks it against enumeration).
 // As a variant it is hard-sample's model (its exact likelihood and Jensen bound in evaluation) with this estimator;
 // model files store it as hard-sample with the flag "sat_hard" = 1.
 #include <cstdint>
