@@ -1,5 +1,5 @@
 // The sparse latent alignments (attention/variants/sparse.cpp, src/method.md §2.4): sparse-marginal and var-sparse
-// against a brute-force evaluation in double on the tiny attention problem (tests/families_tiny.hpp), with sparsemax
+// against a brute-force evaluation in double on the tiny attention problem (tests/attention/families_tiny.hpp), with sparsemax
 // and 1.5-entmax found by bisection on their threshold: the training objective, its gradient (central differences of
 // the brute-force objective), the support sizes, and every evaluation figure; sparse-marginal's marginal against the
 // dense enumerated one with the sparse weights. Then the translation model end to end on `lava data synth` data: a
@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "attention/attention_variant.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 #include "core/json.hpp"
 #include "attention/objective_parts.hpp"
 #include "data/synth_task.hpp"

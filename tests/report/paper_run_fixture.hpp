@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 struct PaperRunSpec {
   std::string task = "nmt", attn = "soft", data = "corpus";

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 namespace {
 

@@ -6,14 +6,14 @@
 
 #include <regex>
 
-#include "check_input_error.hpp"
-#include "cli_runner.hpp"
+#include "support/check_input_error.hpp"
+#include "support/cli_runner.hpp"
 #include "core/check.hpp"
 #include "sweep/run_estimate.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/timed_train.hpp"
-#include "temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace lava;
 

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "check_input_error.hpp"
-#include "cli_runner.hpp"
+#include "support/check_input_error.hpp"
+#include "support/cli_runner.hpp"
 #include "core/json.hpp"
-#include "paper_run_fixture.hpp"
+#include "report/paper_run_fixture.hpp"
 #include "report/paper_tables.hpp"
 #include "report/run_record.hpp"
-#include "temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace lava;
 
