@@ -41,6 +41,7 @@ LoadedNmt load_nmt(const std::string& path) {
   check_sizes_against_tensors(file.safetensors(), path, sizes_in_tensors(cfg));
   m.src_vocab = Vocab::from_text(m.metadata["src_vocab_tokens"], path);
   m.tgt_vocab = Vocab::from_text(m.metadata["tgt_vocab_tokens"], path);
+  m.tokenization = tokenization_from_metadata(m.metadata, path);
   if (m.src_vocab.size() != cfg.src_vocab || m.tgt_vocab.size() != cfg.tgt_vocab)
     throw input_error(path, 0, "vocabulary sizes do not match the model's embedding tables");
   m.model = std::make_unique<Seq2Seq>(cfg);

@@ -6,6 +6,7 @@
 
 #include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
+#include "data/corpus_tokenization.hpp"
 #include "tasks/nmt/plots.hpp"
 #include "train/learning_curves.hpp"
 #include "train/loop.hpp"
@@ -53,7 +54,8 @@ class NmtTask final : public TrainTask {
       : opt_(opt),
         corpus_(load_parallel_corpus(opt.corpus, opt.src_vocab, opt.tgt_vocab)),
         cfg_(with_vocab_sizes(opt.model, corpus_)),
-        model_(cfg_) {
+        model_(cfg_),
+        tokenization_(tokenization_metadata(read_corpus_tokenization(opt.corpus.dir))) {
     model_.ps.init_uniform(float(opt.loop.init), opt.loop.seed);
     bopt_.batch_size = opt.loop.batch_size;
     if (!opt.plot_dir.empty()) prepare_plots();
@@ -91,10 +93,11 @@ class NmtTask final : public TrainTask {
 
   void save_best(const std::string& path, const ValidationRecord& r) override {
     if (path.empty()) return;
-    save_nmt(path, model_, corpus_.src_vocab, corpus_.tgt_vocab,
-             {{"epoch", std::to_string(r.epoch)},
-              {"steps", std::to_string(r.steps)},
-              {"valid_ppl", fmt::format("{}", figure(r.valid.figures, "ppl"))}});
+    std::map<std::string, std::string> extra = tokenization_;  // how lava translate tokenises raw text
+    extra.insert({{"epoch", std::to_string(r.epoch)},
+                  {"steps", std::to_string(r.steps)},
+                  {"valid_ppl", fmt::format("{}", figure(r.valid.figures, "ppl"))}});
+    save_nmt(path, model_, corpus_.src_vocab, corpus_.tgt_vocab, extra);
   }
 
   ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
@@ -163,6 +166,7 @@ class NmtTask final : public TrainTask {
   ParallelCorpus corpus_;
   Seq2SeqConfig cfg_;
   Seq2Seq model_;
+  std::map<std::string, std::string> tokenization_;  // the corpus's tokenisation record, as model-file metadata
   Tape<float> tape_;
   BatchOptions bopt_;
   AttentionExamples examples_;
