@@ -293,7 +293,7 @@ quick_corpus_view() {
 
 # Model settings. QUICK: a small model, vocabulary capped at 4000 words per side (84 % of German and 92 % of
 # English training tokens), pairs up to 30 tokens; a minute of training is a few hundred updates at most, so
-# small batches, a larger learning rate and no dropout (nothing can overfit yet) get the furthest. FULL: the paper's appendix (paper-notes §3): 2-layer LSTMs,
+# small batches, a larger learning rate and no dropout (nothing can overfit yet) get the furthest. FULL: the paper's appendix (src/method.md §6): 2-layer LSTMs,
 # embeddings and attention 512, inference network 512, batch 6, Adam 3e-4, 30 epochs, halving from epoch 2;
 # one --hidden-size knob stands for the paper's 1024-d memory and 768-d decoder. The corpus is words, not BPE,
 # so words seen once are left out (33k German / 17.7k English types remain).
@@ -322,7 +322,7 @@ converged_train_args() {
 }
 # variant_train_args VARIANT UPDATES_PER_EPOCH: the options a row of the paper's tables adds for its variant: the
 # relaxed (Dirichlet) row first trains the Jensen bound under the prior for two epochs, the authors' warm start
-# (paper-notes §1.5); Gumbel-softmax at τ = 0.1 and RWS with K = 5 samples, as the authors ran them (§1.4).
+# (src/method.md §2.3); Gumbel-softmax at τ = 0.1 and RWS with K = 5 samples, as the authors ran them (§2, §2.2).
 variant_train_args() {
   case $1 in
     var-dirichlet) echo "--warm-start $((2 * $2))" ;;

@@ -232,7 +232,7 @@ cell() {
   echo "Test split of $data: $sentences sentences ($tokens target tokens, </s> included as scored by lava eval)," \
     "beam $beam; mean ± sd over the seeds in the runs table. PPL is the exact marginal under the prior;" \
     "ELBO, KL = KL(q‖p) and KL gap = log p − ELBO are nats per target token (variants without q: ELBO at q = p)." \
-    "The paper's figures are IWSLT14 with BPE at the paper's model size (paper-notes §2): compare orderings," \
+    "The paper's figures are IWSLT14 with BPE at the paper's model size (src/method.md §6): compare orderings," \
     "not values. Train time (mean over seeds) includes the validations. Mode $mode; settings in" \
     "$out/settings.txt."
 } >"$out/table.md"

@@ -239,7 +239,7 @@ compute_table() {
       "${#k_seeds[@]}/$(seeds_of "$attn" | wc -w) |"
   done
   echo
-  echo "K-max keeps the prior's K largest positions and renormalises (paper-notes §1.7); BLEU is beam $beam on" \
+  echo "K-max keeps the prior's K largest positions and renormalises (src/method.md §4.3); BLEU is beam $beam on" \
     "$([ "$limit" = 0 ] && echo "the whole test set" || echo "the first $limit test sentences"). PPL against K" \
     "= 1..10 (seed 1): kmax.svg. Seeds: those with a K-max evaluation, of those planned; both columns of a row" \
     "average the same models."
@@ -255,7 +255,7 @@ compute_table() {
       "$(n_seeds "$attn") |"
   done
   echo
-  echo "var-rws draws K = 5 samples from q, var-gumbel relaxes at τ = 0.1 (paper-notes §1.4)."
+  echo "var-rws draws K = 5 samples from q, var-gumbel relaxes at τ = 0.1 (src/method.md §2)."
   echo
   echo "| Model | \`--attn\` | translation: prior entropy | paper | VQA, default mix | VQA, vqa2 mix | paper |"
   echo "|---|---|--:|--:|--:|--:|--:|"

@@ -1,4 +1,4 @@
-# The paper's rows and figures (Deng et al. 2018, Tables 1 and 3; ../shared/docs/paper-notes.md §2), in one place
+# The paper's rows and figures (Deng et al. 2018, Tables 1 and 3; src/method.md §6), in one place
 # for every script that prints a table. Sourced by lib.sh.
 
 # paper_row VARIANT: the paper's "Model | Objective | E" cells for a --attn variant (markdown, pipes escaped).

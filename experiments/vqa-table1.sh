@@ -235,7 +235,7 @@ paper_cells() { echo "$(paper_figure vqa "$1" nll) | $(paper_figure vqa "$1" eva
   echo "NLL: the exact marginal −log Σ_i p(z=i) f_i(y) per question (direct for soft). Acc: answer accuracy (%); the"
   echo "paper's VQA Eval column is the VQA score, which needs several annotators' answers that scenes do not have."
   echo "−ELBO: q = p for the variants without q (the Jensen bound); KL gap = log p − ELBO. The paper's figures are VQA"
-  echo "2.0 over all questions (paper-notes §2), given beside every view. Stop: why and where each run stopped (epoch"
+  echo "2.0 over all questions (src/method.md §6), given beside every view. Stop: why and where each run stopped (epoch"
   echo "and update of the stop, the epoch whose model was kept)."
   for mix in $mixes; do
     n_test=$(grep -vc '^#' "$root/$mix/data/test.questions.tsv")
