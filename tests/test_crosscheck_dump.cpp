@@ -11,7 +11,7 @@ using namespace lava;
 TEST_CASE("crosscheck-dump: usage errors are one line and exit 2") {
   for (const char* args : {"crosscheck-dump --attn soft", "crosscheck-dump --attn gauss-ctx --out /tmp/x",
                            "crosscheck-dump --task vqa --attn structured --out /tmp/x",
-                           "crosscheck-dump --task nope --out /tmp/x", "crosscheck-dump --hidden 7 --out /tmp/x"}) {
+                           "crosscheck-dump --task nope --out /tmp/x", "crosscheck-dump --hidden-size 7 --out /tmp/x"}) {
     CAPTURE(args);
     const CliResult r = run_lava(args);
     CHECK(r.code == 2);

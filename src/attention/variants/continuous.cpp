@@ -323,20 +323,20 @@ class ContinuousLatent : public AttentionVariant {
     const auto str = [](float x) { return fmt::format("{}", x); };
     switch (kind_) {
       case Kind::dirichlet:
-        meta["alpha_transform"] = cfg.alpha_transform;
+        meta["alpha-transform"] = cfg.alpha_transform;
         break;
       case Kind::gauss:
-        meta["gauss_prior"] = cfg.gauss_prior;
+        meta["gauss-prior"] = cfg.gauss_prior;
         break;
       case Kind::weibull:
-        meta["bam_prior"] = cfg.bam_prior, meta["k_weibull"] = str(cfg.k_weibull);
-        meta["alpha_gamma"] = str(cfg.alpha_gamma), meta["beta_gamma"] = str(cfg.beta_gamma);
+        meta["bam-prior"] = cfg.bam_prior, meta["k-weibull"] = str(cfg.k_weibull);
+        meta["alpha-gamma"] = str(cfg.alpha_gamma), meta["beta-gamma"] = str(cfg.beta_gamma);
         break;
       case Kind::lognormal:
-        meta["bam_prior"] = cfg.bam_prior, meta["sigma_q"] = str(cfg.sigma_q), meta["sigma_p"] = str(cfg.sigma_p);
+        meta["bam-prior"] = cfg.bam_prior, meta["sigma-q"] = str(cfg.sigma_q), meta["sigma-p"] = str(cfg.sigma_p);
         break;
     }
-    meta["eval_samples"] = fmt::format("{}", cfg.eval_samples);
+    meta["eval-samples"] = fmt::format("{}", cfg.eval_samples);
   }
 
  private:

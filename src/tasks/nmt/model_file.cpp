@@ -12,13 +12,13 @@ namespace {
 std::vector<SizeInTensor> sizes_in_tensors(const Seq2SeqConfig& c) {
   std::vector<SizeInTensor> s = {
       {"src_vocab", c.src_vocab, "src_emb", 0},
-      {"emb", c.emb, "src_emb", 1},
+      {"emb-size", c.emb, "src_emb", 1},
       {"tgt_vocab", c.tgt_vocab, "tgt_emb", 0},
-      {"hidden", c.hidden, "decoder/l0/W_hh", 0},
+      {"hidden-size", c.hidden, "decoder/l0/W_hh", 0},
       {"layers", c.layers, "decoder/l" + std::to_string(c.layers - 1) + "/W_hh", -1},
   };
-  if (variant_info(c.attn).attends && c.score == NmtScore::mlp) s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
-  if (variant_info(c.attn).uses_q) s.push_back({"inf_hidden", c.inf_hidden, "inference/W", 0});
+  if (variant_info(c.attn).attends && c.score == NmtScore::mlp) s.push_back({"attn-size", c.attn_size, "score/W_q", 1});
+  if (variant_info(c.attn).uses_q) s.push_back({"inf-hidden", c.inf_hidden, "inference/W", 0});
   return s;
 }
 
