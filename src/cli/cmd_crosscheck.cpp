@@ -130,8 +130,8 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
     cfg.src_vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 1 << 20));
     cfg.tgt_vocab = cfg.src_vocab + 1;  // different sizes, so a swapped side cannot pass
   }
-  cfg.emb = int(cl.get_int("emb", 1, 4096));
-  cfg.hidden = int(cl.get_int("hidden", 2, 4096));
+  cfg.emb = int(cl.get_int("emb-size", 1, 4096));
+  cfg.hidden = int(cl.get_int("hidden-size", 2, 4096));
   cfg.layers = int(cl.get_int("layers", 1, 8));
   cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
   cfg.inf_hidden = int(cl.get_int("inf-hidden", 2, 4096));
@@ -232,8 +232,8 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("src-len", po::value<std::string>()->default_value("6"), "longest source sentence")             //
       ("tgt-len", po::value<std::string>()->default_value("6"), "longest target sentence")             //
       ("vocab", po::value<std::string>()->default_value("12"), "source vocabulary (target: one more)") //
-      ("emb", po::value<std::string>()->default_value("6"), "embedding size")                          //
-      ("hidden", po::value<std::string>()->default_value("8"), "hidden size (even)")                   //
+      ("emb-size", po::value<std::string>()->default_value("6"), "embedding size")                     //
+      ("hidden-size", po::value<std::string>()->default_value("8"), "hidden size (even)")              //
       ("layers", po::value<std::string>()->default_value("2"), "LSTM layers")                          //
       ("attn-size", po::value<std::string>()->default_value("5"), "mlp scorer size")                   //
       ("inf-hidden", po::value<std::string>()->default_value("6"), "inference network size (even)")    //
@@ -241,7 +241,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("regions", po::value<std::string>()->default_value("4"), "vqa: regions per image")              //
       ("features", po::value<std::string>()->default_value("5"), "vqa: features per region")           //
       ("answers", po::value<std::string>()->default_value("7"), "vqa: answer vocabulary")              //
-      ("latent", po::value<std::string>()->default_value("3"), "seqvae: latent size")                  //
+      ("latent-size", po::value<std::string>()->default_value("3"), "seqvae: latent size")             //
       ("samples", po::value<std::string>()->default_value("3"), "wake-sleep samples")                     //
       ("temperature", po::value<std::string>()->default_value("0.5"), "Gumbel-softmax temperature")        //
       ("kmax", po::value<std::string>()->default_value("2"), "the K of the K-max evaluation")          //

@@ -20,7 +20,8 @@ int data_gettext(int argc, char** argv) {
                  "Builds a German-English (or other language) parallel corpus from the human translations in\n"
                  "Debian's gettext catalogs: downloads a pinned package list with apt-get download, extracts,\n"
                  "cleans, tokenises, deduplicates and splits it (2.5% valid, 2.5% test by a hash of the source).\n"
-                 "Writes DIR/{train,valid,test}.{LANG,en} and DIR/manifest.tsv. A second run does nothing.");
+                 "Writes DIR/{train,valid,test}.{LANG,en}, DIR/tokenizer (the word tokeniser, which a model trained on\n"
+                 "DIR keeps, so that lava translate takes raw text) and DIR/manifest.tsv. A second run does nothing.");
   cl.options().add_options()                                                       //
       ("lang", po::value<std::string>()->default_value("de"), "source language")   //
       ("out", po::value<std::string>(), "output directory")                        //
@@ -111,8 +112,9 @@ int data_bpe(int argc, char** argv) {
   CommandLine cl("data bpe", "lava data bpe --data IN --out OUT [--types 14000]",
                  "Learns joint byte-pair subword units on both sides of IN's training split (Debian's sentencepiece,\n"
                  "BPE model type) and writes IN's {train,valid,test}.{SRC,TGT} to OUT with every word split into pieces\n"
-                 "marked \"@@ \" (\"haus@@ boot@@ s\"), beside OUT/subword.model. Train on OUT as on any corpus: the model\n"
-                 "keeps the subword model, and BLEU and translations join the pieces back into words.");
+                 "marked \"@@ \" (\"haus@@ boot@@ s\"), beside OUT/subword.model and a copy of IN/tokenizer. Train on OUT as\n"
+                 "on any corpus: the model keeps the word tokeniser and the subword model, so lava translate cuts raw text\n"
+                 "as OUT was cut, and BLEU and translations join the pieces back into words.");
   cl.options().add_options()                                                                //
       ("data", po::value<std::string>(), "tokenised corpus directory (e.g. from lava data gettext)")  //
       ("out", po::value<std::string>(), "output directory")                                 //

@@ -66,13 +66,11 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
       ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
        attn_variant_list("nmt").c_str())  //
-      ("score", po::value<std::string>()->default_value("mlp"), "prior scorer: mlp|general|dot")  //
-      ("encoder", po::value<std::string>()->default_value("bilstm"),
-       "bilstm | embedding (x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)")  //
       ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here")  //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
+  add_choice_table(cl->options(), nmt_choice_options(), Seq2SeqConfig());
   add_option_table(cl->options(), nmt_model_options(), Seq2SeqConfig());
   add_loop_options(cl->options(), NmtTrainOptions().loop, "sentence pairs");
   add_variant_options(cl->options());
@@ -92,8 +90,7 @@ int train_nmt_command(const CommandLine& cl) {
   } catch (const UsageError& e) {
     cl.fail(e.what());
   }
-  o.model.score = cl.get_enum("score", kNmtScoreNames);
-  o.model.encoder = cl.get_enum("encoder", kNmtEncoderNames);
+  read_choice_table(cl, nmt_choice_options(), o.model);
   read_option_table(cl, nmt_model_options(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");

@@ -61,9 +61,6 @@ std::unique_ptr<CommandLine> seqvae_train_command_line() {
       description);
   add_data_options(*cl, "en");
   cl->options().add_options()                                                                                     //
-      ("encoder", po::value<std::string>()->default_value("lstm"), "lstm | transformer")                           //
-      ("dec-attn", po::value<std::string>()->default_value("soft"), "decoder attention to the encoder states: soft | none")  //
-      ("score", po::value<std::string>()->default_value("additive"), "attention score: additive | multiplicative")  //
       ("kl-anneal", po::value<std::string>()->default_value("0"), "KL weight 0 -> 1 linearly over this many updates (0 = off)")  //
       ("free-bits", po::value<std::string>()->default_value("0"), "free nats per latent dimension (0 = off)")    //
       ("eval-batch-size", po::value<std::string>()->default_value("64"), "sentences per validation batch")        //
@@ -72,6 +69,7 @@ std::unique_ptr<CommandLine> seqvae_train_command_line() {
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid sentences longer than this (0 = none)")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")                   //
       ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words (0 = all)");
+  add_choice_table(cl->options(), seqvae_choice_options(), SeqVaeConfig());
   add_option_table(cl->options(), seqvae_model_options(), SeqVaeConfig());
   add_loop_options(cl->options(), SeqVaeTrainOptions().loop, "sentences");
   return cl;
@@ -85,9 +83,7 @@ int train_seqvae_command(const CommandLine& cl) {
   o.vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
   o.vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
   SeqVaeConfig& m = o.model;
-  m.encoder = cl.get_enum("encoder", kSeqVaeEncoderNames);
-  m.dec_attn = cl.get_enum("dec-attn", kDecoderAttentionNames);
-  m.score = cl.get_enum("score", kSeqVaeScoreNames);
+  read_choice_table(cl, seqvae_choice_options(), m);
   read_option_table(cl, seqvae_model_options(), m);
   if (m.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (m.encoder == SeqVaeEncoder::transformer && m.hidden % m.heads)

@@ -16,8 +16,8 @@ int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.answers = int(cl.get_int("answers", 2, 1 << 20));
   cfg.regions = int(cl.get_int("regions", 1, 1000));
   cfg.feature_dim = int(cl.get_int("features", 1, 100000));
-  cfg.emb = int(cl.get_int("emb", 1, 4096));
-  cfg.hidden = int(cl.get_int("hidden", 1, 4096));
+  cfg.emb = int(cl.get_int("emb-size", 1, 4096));
+  cfg.hidden = int(cl.get_int("hidden-size", 1, 4096));
   cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
   cfg.mlp = cfg.hidden + 1, cfg.answer_emb = cfg.emb - 1 > 0 ? cfg.emb - 1 : 1;  // sizes that differ, to catch swaps
   cfg.dropout = 0;
@@ -102,11 +102,11 @@ int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
 int dump_seqvae(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   SeqVaeConfig cfg;
   cfg.vocab = int(cl.get_int("vocab", Vocab::kNumSpecial + 1, 1 << 20));
-  cfg.emb = int(cl.get_int("emb", 1, 4096));
-  cfg.hidden = int(cl.get_int("hidden", 2, 4096));
+  cfg.emb = int(cl.get_int("emb-size", 1, 4096));
+  cfg.hidden = int(cl.get_int("hidden-size", 2, 4096));
   cfg.layers = int(cl.get_int("layers", 1, 8));
   cfg.attn_size = int(cl.get_int("attn-size", 1, 4096));
-  cfg.latent = int(cl.get_int("latent", 1, 4096));
+  cfg.latent = int(cl.get_int("latent-size", 1, 4096));
   if (cfg.hidden % 2) cl.fail("--hidden must be even");
   cfg.dropout = 0;
   SeqVae model(cfg);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.hpp"
+#include "train/choice_row.hpp"
 #include "train/option_row.hpp"
 
 namespace lava {
@@ -32,6 +33,20 @@ void read_option_table(const CommandLine& cl, const OptionTable<S>& table, S& ou
         },
         row.field);
   }
+}
+
+template <class S>
+void add_choice_table(po::options_description& options, const ChoiceTable<S>& table, const S& defaults) {
+  for (const ChoiceRow<S>& row : table)
+    options.add_options()(row.name, po::value<std::string>()->default_value(row.get(defaults)),
+                          fmt::format(fmt::runtime(row.help), row.choices).c_str());
+}
+
+template <class S>
+void read_choice_table(const CommandLine& cl, const ChoiceTable<S>& table, S& out) {
+  for (const ChoiceRow<S>& row : table)
+    if (const std::string word = cl.get_string(row.name); !row.set(out, word))
+      cl.fail(fmt::format("--{}: '{}' is not one of {}", row.name, word, row.choices));
 }
 
 }  // namespace lava

@@ -11,6 +11,7 @@
 #include "data/ascii_chars.hpp"
 #include "data/debian_packages.hpp"
 #include "data/text_clean.hpp"
+#include "data/corpus_tokenization.hpp"
 #include "data/tokenize.hpp"
 
 namespace lava {
@@ -178,6 +179,7 @@ GettextSummary build_gettext_corpus(const GettextOptions& options) {
   std::string manifest_text = "package\tversion\tpairs\n";
   for (size_t i = 0; i < debs.size(); ++i)
     manifest_text += fmt::format("{}\t{}\t{}\n", debs[i].package, debs[i].version, contributed[i]);
+  write_tokenizer_record(out, kLavaWordTokenizer);  // how raw text becomes these tokens (data/corpus_tokenization.hpp)
   write_file_atomic(manifest, manifest_text);  // last: its presence marks a finished build
 
   summary.train = count[0], summary.valid = count[1], summary.test = count[2];

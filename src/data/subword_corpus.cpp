@@ -6,6 +6,7 @@
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/read_file.hpp"
+#include "data/corpus_tokenization.hpp"
 #include "data/subword_model.hpp"
 
 namespace lava {
@@ -79,6 +80,8 @@ SubwordCorpusSummary build_subword_corpus(const SubwordCorpusOptions& o) {
       write_file_atomic(path(o.out_dir, split, lang), out);
     }
   }
+  // OUT's words were tokenised as IN's were: raw text for a model trained on OUT goes through IN's word tokeniser.
+  write_tokenizer_record(o.out_dir, read_corpus_tokenization(o.in_dir).words);
   write_file_atomic((fs::path(o.out_dir) / kSubwordModelFile).string(), model.bytes());
   return summary;
 }

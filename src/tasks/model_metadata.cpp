@@ -9,10 +9,29 @@
 
 namespace lava {
 
+const char* old_metadata_key(std::string_view key) {
+  static const std::map<std::string_view, const char*> old = {
+      {"emb-size", "emb"},           {"hidden-size", "hidden"},           {"attn-size", "attn_size"},
+      {"inf-hidden", "inf_hidden"},  {"mlp-size", "mlp"},                 {"answer-emb", "answer_emb"},
+      {"annotation-size", "annotation"}, {"latent-size", "latent"},      {"tf-layers", "tf_layers"},
+      {"ff-size", "ff"},             {"dec-attn", "dec_attn"},            {"alpha-transform", "alpha_transform"},
+      {"gauss-prior", "gauss_prior"}, {"bam-prior", "bam_prior"},         {"k-weibull", "k_weibull"},
+      {"alpha-gamma", "alpha_gamma"}, {"beta-gamma", "beta_gamma"},       {"sigma-q", "sigma_q"},
+      {"sigma-p", "sigma_p"},        {"crf-lambda", "crf_lambda"},        {"eval-samples", "eval_samples"}};
+  const auto it = old.find(key);
+  return it == old.end() ? nullptr : it->second;
+}
+
 const std::string& ModelMetadata::get(const char* key) const {
   auto it = meta_.find(key);
+  if (const char* old = old_metadata_key(key); it == meta_.end() && old) it = meta_.find(old);
   if (it == meta_.end()) throw input_error(file_, 0, fmt::format("model metadata lacks \"{}\"", key));
   return it->second;
+}
+
+bool ModelMetadata::has(const char* key) const {
+  const char* old = old_metadata_key(key);
+  return meta_.count(key) || (old && meta_.count(old));
 }
 
 int ModelMetadata::get_int(const char* key, int lo, int hi) const {
@@ -69,21 +88,21 @@ VariantConfig ModelMetadata::get_variant_config(AttnVariant v) const {
       throw input_error(file_, 0, fmt::format("model metadata \"{}\" = {} must be positive", key, x));
     return x;
   };
-  if (keys.count("alpha_transform")) c.alpha_transform = get_choice("alpha_transform", {"exp", "softplus"});
-  if (keys.count("gauss_prior")) c.gauss_prior = get_choice("gauss_prior", {"mean", "zero"});
-  if (keys.count("bam_prior")) c.bam_prior = get_choice("bam_prior", {"contextual", "fixed"});
-  if (keys.count("k_weibull")) c.k_weibull = positive("k_weibull");
-  if (keys.count("alpha_gamma")) c.alpha_gamma = positive("alpha_gamma");
-  if (keys.count("beta_gamma")) c.beta_gamma = positive("beta_gamma");
-  if (keys.count("sigma_q")) c.sigma_q = positive("sigma_q");
-  if (keys.count("sigma_p")) c.sigma_p = positive("sigma_p");
-  if (keys.count("crf_lambda")) c.crf_lambda = positive("crf_lambda");
-  if (keys.count("sparse_alpha")) {
-    c.sparse_alpha = get_float("sparse_alpha");
+  if (keys.count("alpha-transform")) c.alpha_transform = get_choice("alpha-transform", {"exp", "softplus"});
+  if (keys.count("gauss-prior")) c.gauss_prior = get_choice("gauss-prior", {"mean", "zero"});
+  if (keys.count("bam-prior")) c.bam_prior = get_choice("bam-prior", {"contextual", "fixed"});
+  if (keys.count("k-weibull")) c.k_weibull = positive("k-weibull");
+  if (keys.count("alpha-gamma")) c.alpha_gamma = positive("alpha-gamma");
+  if (keys.count("beta-gamma")) c.beta_gamma = positive("beta-gamma");
+  if (keys.count("sigma-q")) c.sigma_q = positive("sigma-q");
+  if (keys.count("sigma-p")) c.sigma_p = positive("sigma-p");
+  if (keys.count("crf-lambda")) c.crf_lambda = positive("crf-lambda");
+  if (keys.count("alpha")) {
+    c.sparse_alpha = get_float("alpha");
     if (c.sparse_alpha != 2.f && c.sparse_alpha != 1.5f)
-      throw input_error(file_, 0, fmt::format("model metadata \"sparse_alpha\" = {} must be 2 or 1.5", c.sparse_alpha));
+      throw input_error(file_, 0, fmt::format("model metadata \"alpha\" = {} must be 2 or 1.5", c.sparse_alpha));
   }
-  if (keys.count("eval_samples")) c.eval_samples = get_int("eval_samples", 1, 100000);
+  if (keys.count("eval-samples")) c.eval_samples = get_int("eval-samples", 1, 100000);
   return c;
 }
 

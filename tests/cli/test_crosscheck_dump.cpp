@@ -13,7 +13,7 @@ TEST_CASE("crosscheck-dump: usage errors are one line and exit 2") {
   const std::string out = " --out " + tmp.file("x");
   for (const std::string& args : {std::string("crosscheck-dump --attn soft"), "crosscheck-dump --attn gauss-ctx" + out,
                                   "crosscheck-dump --task vqa --attn structured" + out,
-                                  "crosscheck-dump --task nope" + out, "crosscheck-dump --hidden 7" + out}) {
+                                  "crosscheck-dump --task nope" + out, "crosscheck-dump --hidden-size 7" + out}) {
     CAPTURE(args);
     const CliResult r = run_lava(args);
     CHECK(r.code == 2);

@@ -7,6 +7,7 @@
 #include "support/check_input_error.hpp"
 #include "support/cli_runner.hpp"
 #include "support/tiny_nmt.hpp"
+#include "tasks/model_metadata.hpp"
 #include "tasks/caption/model_file.hpp"
 #include "tasks/nmt/model_file.hpp"
 #include "tasks/seqvae/model_file.hpp"
@@ -64,13 +65,13 @@ TEST_CASE("model metadata: every task's sizes must match its tensors, and stay w
   for (const auto& [task, path] : models) {
     CAPTURE(task);
     m.load(task, path);  // the untouched file loads
-    const std::string hidden = load_safetensors(path).metadata.at("hidden");
+    const std::string hidden = load_safetensors(path).metadata.at("hidden-size");
     const std::string other = std::to_string(std::stoi(hidden) + 2);  // even, in range, and wrong
-    check_input_error([&] { m.load(task, with_metadata(path, "hidden", other)); }, path,
-                      "model metadata \"hidden\" = " + other + " does not match tensor");
-    check_input_error([&] { m.load(task, with_metadata(path, "emb", "60000")); }, path, "\"emb\" = 60000");
-    check_input_error([&] { m.load(task, with_metadata(path, "emb", "100000")); }, path,
-                      "\"emb\" = 100000 is out of range [1, 65536]");
+    check_input_error([&] { m.load(task, with_metadata(path, "hidden-size", other)); }, path,
+                      "model metadata \"hidden-size\" = " + other + " does not match tensor");
+    check_input_error([&] { m.load(task, with_metadata(path, "emb-size", "60000")); }, path, "\"emb-size\" = 60000");
+    check_input_error([&] { m.load(task, with_metadata(path, "emb-size", "100000")); }, path,
+                      "\"emb-size\" = 100000 is out of range [1, 65536]");
     check_input_error([&] { m.load(task, with_metadata(path, "format", "lava-model-99")); }, path,
                       "model format \"lava-model-99\" is not supported (this LAVA reads lava-model-1)");
   }
@@ -81,9 +82,54 @@ TEST_CASE("model metadata: every task's sizes must match its tensors, and stay w
     check_input_error([&] { m.load(task, with_metadata(path, "layers", "3")); }, path,
                       "\"layers\" = 3 needs tensor \"decoder/l2/W_hh\", which the file lacks");
   }
-  check_input_error([&] { m.load("nmt", with_metadata(m.nmt, "hidden", "17")); }, m.nmt, "must be even");
+  check_input_error([&] { m.load("nmt", with_metadata(m.nmt, "hidden-size", "17")); }, m.nmt, "must be even");
   check_input_error([&] { m.load("vqa", with_metadata(m.vqa, "answers", "3")); }, m.vqa,
                     "\"answers\" = 3 does not match tensor \"answer_mlp/out/W\"");
+}
+
+TEST_CASE("model metadata: keys are the command-line names, and files with the older keys load the same") {
+  FourModels m;
+  const std::pair<std::string, std::string> models[] = {
+      {"nmt", m.nmt}, {"vqa", m.vqa}, {"caption", m.caption}, {"seqvae", m.seqvae}};
+  for (const auto& [task, path] : models) {
+    CAPTURE(task);
+    const SafetensorsFile file = load_safetensors(path);
+    CHECK(file.metadata.count("emb-size") == 1);
+    CHECK(file.metadata.count("hidden-size") == 1);
+    // The file as LAVA wrote it before: every key that has an older name under that name.
+    SafetensorsFile old = file;
+    old.metadata.clear();
+    int renamed = 0;
+    for (const auto& [key, value] : file.metadata) {
+      // data sizes, vocabularies and the stored-as flag of sat-hard are no options
+      const bool data_key = key.ends_with("vocab") || key.ends_with("_tokens") || key == "answer_list" ||
+                            key == "feature_dim" || key == "sat_hard";
+      CAPTURE(key);
+      CHECK((key.find('_') == std::string::npos || data_key));  // no option's key has the old spelling
+      const char* before = old_metadata_key(key);
+      renamed += before != nullptr;
+      old.metadata[before ? before : key] = value;
+    }
+    CHECK(renamed >= 3);
+    CHECK(old.metadata.count("emb") == 1);
+    const std::string old_path = path + ".old.safetensors";
+    save_safetensors(old_path, old.tensors, old.metadata);
+    std::map<std::string, std::string> now, then;
+    if (task == "nmt") now = load_nmt(path).model->config().to_metadata(), then = load_nmt(old_path).model->config().to_metadata();
+    if (task == "vqa") now = load_vqa(path).model->config().to_metadata(), then = load_vqa(old_path).model->config().to_metadata();
+    if (task == "caption")
+      now = load_caption_model(path).model->config().to_metadata(),
+      then = load_caption_model(old_path).model->config().to_metadata();
+    if (task == "seqvae") now = load_seqvae(path).model->config().to_metadata(), then = load_seqvae(old_path).model->config().to_metadata();
+    CHECK(!now.empty());
+    CHECK(now == then);
+    // A wrong value under an old key is still named and refused.
+    old.metadata["emb"] = "100000";
+    save_safetensors(old_path, old.tensors, old.metadata);
+    check_input_error([&] { m.load(task, old_path); }, old_path, "\"emb-size\" = 100000 is out of range");
+  }
+  CHECK(old_metadata_key("emb-size") == std::string("emb"));
+  CHECK(old_metadata_key("layers") == nullptr);
 }
 
 TEST_CASE("model metadata cli: a hand-edited size is one line naming the file, before anything is allocated") {
@@ -91,8 +137,8 @@ TEST_CASE("model metadata cli: a hand-edited size is one line naming the file, b
   // 100,000 layers in a small file once allocated gigabytes before a tensor was found missing: under a 1 GB address
   // space and 20 s, only a check before allocating answers with the file's name.
   for (const auto& [key, value, problem] : {std::tuple<std::string, std::string, std::string>{"layers", "100000", "out of range"},
-                                            {"hidden", "17", "must be even"},
-                                            {"hidden", "4096", "does not match tensor"},
+                                            {"hidden-size", "17", "must be even"},
+                                            {"hidden-size", "4096", "does not match tensor"},
                                             {"format", "99", "model format \"99\" is not supported"}}) {
     CAPTURE(key);
     const std::string bad = with_metadata(f.model_path, key, value);

@@ -91,7 +91,7 @@ void BamLatent::declare_params(ParamStore<float>& ps, const VariantConfig& cfg, 
 
 void BamLatent::write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const {
   ContinuousLatent::write_config(cfg, meta);
-  meta["bam_prior"] = cfg.bam_prior;
+  meta["bam-prior"] = cfg.bam_prior;
 }
 
 }  // namespace lava

@@ -21,7 +21,7 @@ class LogNormalWeights : public BamLatent {
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
     BamLatent::write_config(cfg, meta);
-    meta["sigma_q"] = fmt::format("{}", cfg.sigma_q), meta["sigma_p"] = fmt::format("{}", cfg.sigma_p);
+    meta["sigma-q"] = fmt::format("{}", cfg.sigma_q), meta["sigma-p"] = fmt::format("{}", cfg.sigma_p);
   }
 
  protected:

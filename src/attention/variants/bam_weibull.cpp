@@ -25,8 +25,8 @@ class WeibullWeights : public BamLatent {
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
     BamLatent::write_config(cfg, meta);
     const auto str = [](float x) { return fmt::format("{}", x); };
-    meta["k_weibull"] = str(cfg.k_weibull), meta["alpha_gamma"] = str(cfg.alpha_gamma);
-    meta["beta_gamma"] = str(cfg.beta_gamma);
+    meta["k-weibull"] = str(cfg.k_weibull), meta["alpha-gamma"] = str(cfg.alpha_gamma);
+    meta["beta-gamma"] = str(cfg.beta_gamma);
   }
 
  protected:

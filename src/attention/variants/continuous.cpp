@@ -60,7 +60,7 @@ ObjectiveTerms ContinuousLatent::objective(Ctx& c, const OutputHead& head, const
 }
 
 void ContinuousLatent::write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const {
-  meta["eval_samples"] = fmt::format("{}", cfg.eval_samples);
+  meta["eval-samples"] = fmt::format("{}", cfg.eval_samples);
 }
 
 AttentionEvalSums ContinuousLatent::importance_eval(Ctx& c, const OutputHead& head, const AttentionDists& d,

@@ -61,7 +61,7 @@ class GaussianContext : public ContinuousLatent {
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
     ContinuousLatent::write_config(cfg, meta);
-    meta["gauss_prior"] = cfg.gauss_prior;
+    meta["gauss-prior"] = cfg.gauss_prior;
   }
 
  protected:

@@ -100,7 +100,7 @@ class SparseMarginal : public AttentionVariant {
   }
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
-    meta["sparse_alpha"] = fmt::format("{}", cfg.sparse_alpha);
+    meta["alpha"] = fmt::format("{}", cfg.sparse_alpha);
   }
 };
 
@@ -135,7 +135,7 @@ class VarSparse : public AttentionVariant {
   }
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
-    meta["sparse_alpha"] = fmt::format("{}", cfg.sparse_alpha);
+    meta["alpha"] = fmt::format("{}", cfg.sparse_alpha);
   }
 };
 

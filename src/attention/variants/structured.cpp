@@ -55,8 +55,8 @@ class Structured : public AttentionVariant {
   }
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
-    meta["crf_lambda"] = fmt::format("{}", cfg.crf_lambda);
-    meta["eval_samples"] = fmt::format("{}", cfg.eval_samples);
+    meta["crf-lambda"] = fmt::format("{}", cfg.crf_lambda);
+    meta["eval-samples"] = fmt::format("{}", cfg.eval_samples);
   }
 };
 

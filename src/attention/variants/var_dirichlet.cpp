@@ -75,7 +75,7 @@ class DirichletLatent : public ContinuousLatent {
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
     ContinuousLatent::write_config(cfg, meta);
-    meta["alpha_transform"] = cfg.alpha_transform;
+    meta["alpha-transform"] = cfg.alpha_transform;
   }
 
  private:

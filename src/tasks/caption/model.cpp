@@ -5,6 +5,7 @@
 
 #include "attention/doubly_stochastic.hpp"
 #include "core/check.hpp"
+#include "tasks/caption/trainer.hpp"
 #include "tasks/model_metadata.hpp"
 
 namespace lava {
@@ -15,10 +16,8 @@ void parse_caption_attn(const std::string& word, CaptionConfig& cfg) {
 
 std::map<std::string, std::string> CaptionConfig::to_metadata() const {
   std::map<std::string, std::string> meta{
-          {"task", "caption"}, {"words", std::to_string(words)}, {"feature_dim", std::to_string(feature_dim)},
-          {"emb", std::to_string(emb)}, {"hidden", std::to_string(hidden)},
-          {"annotation", std::to_string(annotation)}, {"attn_size", std::to_string(attn_size)},
-          {"dropout", fmt::format("{}", dropout)}};
+          {"task", "caption"}, {"words", std::to_string(words)}, {"feature_dim", std::to_string(feature_dim)}};
+  option_metadata(caption_model_options(), *this, meta);  // the sizes, under their command-line names
   attn_registry().to_metadata(attn, "caption", meta);
   return meta;
 }
@@ -29,9 +28,7 @@ CaptionConfig CaptionConfig::from_metadata(const std::map<std::string, std::stri
   CaptionConfig c;
   c.attn = m.get_attn();
   c.words = m.get_int("words", 1), c.feature_dim = m.get_int("feature_dim", 1);
-  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 1, kMaxModelSize);
-  c.annotation = m.get_int("annotation", 1, kMaxModelSize), c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
-  c.dropout = m.get_float("dropout");
+  m.get_options(caption_model_options(), c);
   return c;
 }
 

@@ -12,11 +12,11 @@ namespace {
 std::vector<SizeInTensor> sizes_in_tensors(const CaptionConfig& c) {
   return {
       {"words", c.words, "word_emb", 0},
-      {"emb", c.emb, "word_emb", 1},
+      {"emb-size", c.emb, "word_emb", 1},
       {"feature_dim", c.feature_dim, "region/W", 0},
-      {"annotation", c.annotation, "region/W", 1},
-      {"hidden", c.hidden, "lstm/W_hh", 0},
-      {"attn_size", c.attn_size, "attention/v", 0},
+      {"annotation-size", c.annotation, "region/W", 1},
+      {"hidden-size", c.hidden, "lstm/W_hh", 0},
+      {"attn-size", c.attn_size, "attention/v", 0},
   };
 }
 

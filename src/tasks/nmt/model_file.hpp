@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "data/corpus_tokenization.hpp"
 #include "data/vocab.hpp"
 #include "tasks/nmt/seq2seq.hpp"
 
@@ -16,6 +17,7 @@ namespace lava {
 struct LoadedNmt {
   std::unique_ptr<Seq2Seq> model;
   Vocab src_vocab, tgt_vocab;
+  CorpusTokenization tokenization;  // how the training corpus was tokenised; nothing recorded for older files
   std::map<std::string, std::string> metadata;
 };
 LoadedNmt load_nmt(const std::string& path);

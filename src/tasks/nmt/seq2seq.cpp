@@ -7,6 +7,7 @@
 #include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/beam_search.hpp"
+#include "tasks/nmt/trainer.hpp"
 #include "tasks/model_metadata.hpp"
 #include "core/parallel.hpp"
 
@@ -17,13 +18,8 @@ std::map<std::string, std::string> Seq2SeqConfig::to_metadata() const {
           {"attn", variant_info(attn).name},
           {"score", enum_name(kNmtScoreNames, score)},
           {"src_vocab", std::to_string(src_vocab)},
-          {"tgt_vocab", std::to_string(tgt_vocab)},
-          {"emb", std::to_string(emb)},
-          {"hidden", std::to_string(hidden)},
-          {"layers", std::to_string(layers)},
-          {"attn_size", std::to_string(attn_size)},
-          {"inf_hidden", std::to_string(inf_hidden)},
-          {"dropout", fmt::format("{}", dropout)}};
+          {"tgt_vocab", std::to_string(tgt_vocab)}};
+  option_metadata(nmt_model_options(), *this, meta);  // the sizes, under their command-line names
   if (encoder != NmtEncoder::bilstm) meta["encoder"] = enum_name(kNmtEncoderNames, encoder);  // files from before the option stay as they were
   variant.to_metadata(attn, meta);
   return meta;
@@ -37,13 +33,10 @@ Seq2SeqConfig Seq2SeqConfig::from_metadata(const std::map<std::string, std::stri
   c.score = m.get_enum("score", kNmtScoreNames);
   if (meta.count("encoder")) c.encoder = m.get_enum("encoder", kNmtEncoderNames);
   c.src_vocab = m.get_int("src_vocab", 1), c.tgt_vocab = m.get_int("tgt_vocab", 1);
-  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 2, kMaxModelSize);
-  c.layers = m.get_int("layers", 1, kMaxModelLayers), c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
-  c.inf_hidden = m.get_int("inf_hidden", 2, kMaxModelSize);
+  m.get_options(nmt_model_options(), c);
   if (c.hidden % 2 || c.inf_hidden % 2)  // as lava train requires: the BiLSTMs split them into two directions
     throw input_error(file, 0, fmt::format("model metadata: hidden sizes {} and {} must be even (two directions)",
                                            c.hidden, c.inf_hidden));
-  c.dropout = m.get_float("dropout");
   c.variant = m.get_variant_config(c.attn);
   return c;
 }

@@ -6,6 +6,7 @@
 
 #include "attention/collapse_monitor.hpp"
 #include "core/check.hpp"
+#include "data/corpus_tokenization.hpp"
 #include "tasks/nmt/plots.hpp"
 #include "train/learning_curves.hpp"
 #include "train/loop.hpp"
@@ -21,6 +22,16 @@ const OptionTable<Seq2SeqConfig>& nmt_model_options() {
       {"inf-hidden", &C::inf_hidden, 2, 65536, "inference network BiLSTM size (even: two directions)"},
       {"layers", &C::layers, 1, 16, "LSTM layers (encoder and decoder)"},
       {"dropout", &C::dropout, 0, 0.95, "dropout probability"},
+  };
+  return table;
+}
+
+const ChoiceTable<Seq2SeqConfig>& nmt_choice_options() {
+  using C = Seq2SeqConfig;
+  static const ChoiceTable<C> table = {
+      choice_row("score", &C::score, kNmtScoreNames, "prior scorer: {}"),
+      choice_row("encoder", &C::encoder, kNmtEncoderNames,
+                 "{} (embedding: x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)"),
   };
   return table;
 }
@@ -53,7 +64,8 @@ class NmtTask final : public TrainTask {
       : opt_(opt),
         corpus_(load_parallel_corpus(opt.corpus, opt.src_vocab, opt.tgt_vocab)),
         cfg_(with_vocab_sizes(opt.model, corpus_)),
-        model_(cfg_) {
+        model_(cfg_),
+        tokenization_(tokenization_metadata(read_corpus_tokenization(opt.corpus.dir))) {
     model_.ps.init_uniform(float(opt.loop.init), opt.loop.seed);
     bopt_.batch_size = opt.loop.batch_size;
     if (!opt.plot_dir.empty()) prepare_plots();
@@ -95,10 +107,11 @@ class NmtTask final : public TrainTask {
 
   void save_best(const std::string& path, const ValidationRecord& r) override {
     if (path.empty()) return;
-    save_nmt(path, model_, corpus_.src_vocab, corpus_.tgt_vocab,
-             {{"epoch", std::to_string(r.epoch)},
-              {"steps", std::to_string(r.steps)},
-              {"valid_ppl", fmt::format("{}", figure(r.valid.figures, "ppl"))}});
+    std::map<std::string, std::string> extra = tokenization_;  // how lava translate tokenises raw text
+    extra.insert({{"epoch", std::to_string(r.epoch)},
+                  {"steps", std::to_string(r.steps)},
+                  {"valid_ppl", fmt::format("{}", figure(r.valid.figures, "ppl"))}});
+    save_nmt(path, model_, corpus_.src_vocab, corpus_.tgt_vocab, extra);
   }
 
   ReportLine report(const ValidationRecord& r, const std::vector<ValidationRecord>&) override {
@@ -169,6 +182,7 @@ class NmtTask final : public TrainTask {
   ParallelCorpus corpus_;
   Seq2SeqConfig cfg_;
   Seq2Seq model_;
+  std::map<std::string, std::string> tokenization_;  // the corpus's tokenisation record, as model-file metadata
   Tape<float> tape_;
   BatchOptions bopt_;
   AttentionExamples examples_;
@@ -180,10 +194,9 @@ RunIdentity NmtTask::identity() const {
   for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
     for (const SentencePair& p : *pairs) h.add_vector(p.src).add_vector(p.tgt);
   const Seq2SeqConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name},
-                 {"--score", enum_name(kNmtScoreNames, m.score)},
-                 {"--encoder", enum_name(kNmtEncoderNames, m.encoder)}};
-  const RunIdentity sizes = option_identity(nmt_model_options(), m);
+  RunIdentity id{{"--attn", variant_info(m.attn).name}};
+  const RunIdentity choices = choice_identity(nmt_choice_options(), m), sizes = option_identity(nmt_model_options(), m);
+  id.insert(id.end(), choices.begin(), choices.end());
   id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());

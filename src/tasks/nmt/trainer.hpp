@@ -12,6 +12,7 @@
 #include "tasks/nmt/model_file.hpp"
 #include "tasks/nmt/seq2seq.hpp"
 #include "train/loop_options.hpp"
+#include "train/choice_row.hpp"
 #include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
@@ -36,6 +37,8 @@ struct NmtTrainOptions {
 
 // The model's size options (Seq2SeqConfig): `lava train --task nmt` adds them, and they are part of a run's identity.
 const OptionTable<Seq2SeqConfig>& nmt_model_options();
+// Its choice options (the scorer, the encoder), likewise.
+const ChoiceTable<Seq2SeqConfig>& nmt_choice_options();
 
 TrainResult train_nmt(const NmtTrainOptions& opt);
 

@@ -6,25 +6,19 @@
 #include "attention/objective.hpp"
 #include "core/check.hpp"
 #include "tasks/model_metadata.hpp"
+#include "tasks/seqvae/trainer.hpp"
 #include "prob/gaussian.hpp"
 
 namespace lava {
 
 std::map<std::string, std::string> SeqVaeConfig::to_metadata() const {
-  return {{"task", "seqvae"},
+  std::map<std::string, std::string> meta{{"task", "seqvae"},
           {"encoder", enum_name(kSeqVaeEncoderNames, encoder)},
-          {"dec_attn", enum_name(kDecoderAttentionNames, dec_attn)},
+          {"dec-attn", enum_name(kDecoderAttentionNames, dec_attn)},
           {"score", enum_name(kSeqVaeScoreNames, score)},
-          {"vocab", std::to_string(vocab)},
-          {"emb", std::to_string(emb)},
-          {"hidden", std::to_string(hidden)},
-          {"latent", std::to_string(latent)},
-          {"layers", std::to_string(layers)},
-          {"attn_size", std::to_string(attn_size)},
-          {"heads", std::to_string(heads)},
-          {"tf_layers", std::to_string(tf_layers)},
-          {"ff", std::to_string(ff)},
-          {"dropout", fmt::format("{}", dropout)}};
+          {"vocab", std::to_string(vocab)}};
+  option_metadata(seqvae_model_options(), *this, meta);  // the sizes, under their command-line names
+  return meta;
 }
 
 SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string>& meta, const std::string& file) {
@@ -32,17 +26,12 @@ SeqVaeConfig SeqVaeConfig::from_metadata(const std::map<std::string, std::string
   m.expect_task("seqvae", "sequence VAE");
   SeqVaeConfig c;
   c.encoder = m.get_enum("encoder", kSeqVaeEncoderNames);
-  c.dec_attn = m.get_enum("dec_attn", kDecoderAttentionNames);
+  c.dec_attn = m.get_enum("dec-attn", kDecoderAttentionNames);
   c.score = m.get_enum("score", kSeqVaeScoreNames);
   c.vocab = m.get_int("vocab", 4);
-  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 2, kMaxModelSize);
-  c.latent = m.get_int("latent", 1, kMaxModelSize), c.layers = m.get_int("layers", 1, kMaxModelLayers);
-  c.attn_size = m.get_int("attn_size", 1, kMaxModelSize);
-  c.heads = m.get_int("heads", 1, 1024), c.tf_layers = m.get_int("tf_layers", 1, 64);  // lava train's ranges
-  c.ff = m.get_int("ff", 0, 1 << 20);
+  m.get_options(seqvae_model_options(), c);  // lava train's ranges
   if (c.hidden % 2 || (c.encoder == SeqVaeEncoder::transformer && c.hidden % c.heads))
     throw input_error(file, 0, fmt::format("model metadata: hidden size {} does not fit the encoder", c.hidden));
-  c.dropout = m.get_float("dropout");
   return c;
 }
 

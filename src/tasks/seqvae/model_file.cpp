@@ -12,16 +12,16 @@ namespace {
 std::vector<SizeInTensor> sizes_in_tensors(const SeqVaeConfig& c) {
   std::vector<SizeInTensor> s = {
       {"vocab", c.vocab, "emb", 0},
-      {"emb", c.emb, "emb", 1},
-      {"hidden", c.hidden, "decoder/l0/W_hh", 0},
-      {"latent", c.latent, "posterior/mu/W", 1},
+      {"emb-size", c.emb, "emb", 1},
+      {"hidden-size", c.hidden, "decoder/l0/W_hh", 0},
+      {"latent-size", c.latent, "posterior/mu/W", 1},
       {"layers", c.layers, "decoder/l" + std::to_string(c.layers - 1) + "/W_hh", -1},
   };
   if (c.dec_attn == DecoderAttention::soft && c.score == SeqVaeScore::additive)
-    s.push_back({"attn_size", c.attn_size, "score/W_q", 1});
+    s.push_back({"attn-size", c.attn_size, "score/W_q", 1});
   if (c.encoder == SeqVaeEncoder::transformer) {
-    s.push_back({"tf_layers", c.tf_layers, "encoder/l" + std::to_string(c.tf_layers - 1) + "/qkv/W", -1});
-    if (c.ff > 0) s.push_back({"ff", c.ff, "encoder/l0/ff1/W", 1});
+    s.push_back({"tf-layers", c.tf_layers, "encoder/l" + std::to_string(c.tf_layers - 1) + "/qkv/W", -1});
+    if (c.ff > 0) s.push_back({"ff-size", c.ff, "encoder/l0/ff1/W", 1});
   }
   return s;
 }

@@ -42,6 +42,16 @@ Figures seqvae_line_figures(const SeqVaeEvalFigures& f) {
           {"samples", double(f.samples)}};
 }
 
+const ChoiceTable<SeqVaeConfig>& seqvae_choice_options() {
+  using C = SeqVaeConfig;
+  static const ChoiceTable<C> table = {
+      choice_row("encoder", &C::encoder, kSeqVaeEncoderNames, "{}"),
+      choice_row("dec-attn", &C::dec_attn, kDecoderAttentionNames, "decoder attention to the encoder states: {}"),
+      choice_row("score", &C::score, kSeqVaeScoreNames, "attention score: {}"),
+  };
+  return table;
+}
+
 namespace {
 
 // SeqVaeEvalFigures as named scalars for the resume state and back; the per-dimension vectors as kl_per_dim.d and
@@ -181,9 +191,7 @@ class SeqVaeTask final : public TrainTask {
     for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
       for (const SentencePair& p : *pairs) h.add_vector(p.tgt);
     const SeqVaeConfig& m = opt_.model;
-    RunIdentity id{{"--encoder", enum_name(kSeqVaeEncoderNames, m.encoder)},
-                   {"--dec-attn", enum_name(kDecoderAttentionNames, m.dec_attn)},
-                   {"--score", enum_name(kSeqVaeScoreNames, m.score)}};
+    RunIdentity id = choice_identity(seqvae_choice_options(), m);
     const RunIdentity sizes = option_identity(seqvae_model_options(), m);
     id.insert(id.end(), sizes.begin(), sizes.end());
     id.insert(id.end(), {{"--kl-anneal", exact(opt_.kl_anneal)},

@@ -10,6 +10,7 @@
 
 #include "tasks/seqvae/eval.hpp"
 #include "train/loop_options.hpp"
+#include "train/choice_row.hpp"
 #include "train/option_row.hpp"
 #include "train/train_result.hpp"
 
@@ -27,6 +28,8 @@ struct SeqVaeTrainOptions {
 
 // The model's size options (SeqVaeConfig): `lava train --task seqvae` adds them, and they are part of a run's identity.
 const OptionTable<SeqVaeConfig>& seqvae_model_options();
+// Its choice options (encoder, decoder attention, score), likewise.
+const ChoiceTable<SeqVaeConfig>& seqvae_choice_options();
 
 TrainResult train_seqvae(const SeqVaeTrainOptions& opt);
 

@@ -7,6 +7,7 @@
 #include "attention/attention_weights.hpp"
 #include "core/check.hpp"
 #include "tasks/model_metadata.hpp"
+#include "tasks/vqa/trainer.hpp"
 
 namespace lava {
 
@@ -16,13 +17,8 @@ std::map<std::string, std::string> VqaConfig::to_metadata() const {
           {"words", std::to_string(words)},
           {"answers", std::to_string(answers)},
           {"regions", std::to_string(regions)},
-          {"feature_dim", std::to_string(feature_dim)},
-          {"emb", std::to_string(emb)},
-          {"hidden", std::to_string(hidden)},
-          {"attn_size", std::to_string(attn_size)},
-          {"mlp", std::to_string(mlp)},
-          {"answer_emb", std::to_string(answer_emb)},
-          {"dropout", fmt::format("{}", dropout)}};
+          {"feature_dim", std::to_string(feature_dim)}};
+  option_metadata(vqa_model_options(), *this, meta);  // the sizes, under their command-line names
   variant.to_metadata(attn, meta);
   return meta;
 }
@@ -34,10 +30,7 @@ VqaConfig VqaConfig::from_metadata(const std::map<std::string, std::string>& met
   c.attn = m.get_attn();
   c.words = m.get_int("words", 1), c.answers = m.get_int("answers", 1);
   c.regions = m.get_int("regions", 1), c.feature_dim = m.get_int("feature_dim", 1);
-  c.emb = m.get_int("emb", 1, kMaxModelSize), c.hidden = m.get_int("hidden", 1, kMaxModelSize);
-  c.attn_size = m.get_int("attn_size", 1, kMaxModelSize), c.mlp = m.get_int("mlp", 1, kMaxModelSize);
-  c.answer_emb = m.get_int("answer_emb", 1, kMaxModelSize);
-  c.dropout = m.get_float("dropout");
+  m.get_options(vqa_model_options(), c);
   c.variant = m.get_variant_config(c.attn);
   return c;
 }

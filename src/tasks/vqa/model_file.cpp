@@ -12,14 +12,14 @@ namespace {
 std::vector<SizeInTensor> sizes_in_tensors(const VqaConfig& c) {
   std::vector<SizeInTensor> s = {
       {"words", c.words, "word_emb", 0},
-      {"emb", c.emb, "word_emb", 1},
-      {"hidden", c.hidden, "question/W_hh", 0},
+      {"emb-size", c.emb, "word_emb", 1},
+      {"hidden-size", c.hidden, "question/W_hh", 0},
       {"feature_dim", c.feature_dim, "region/W", 0},
-      {"mlp", c.mlp, "answer_mlp/out/W", 0},
+      {"mlp-size", c.mlp, "answer_mlp/out/W", 0},
       {"answers", c.answers, "answer_mlp/out/W", 1},
   };
-  if (variant_info(c.attn).attends) s.push_back({"attn_size", c.attn_size, "prior/W1", 1});
-  if (variant_info(c.attn).uses_q) s.push_back({"answer_emb", c.answer_emb, "inference/answer_emb", 1});
+  if (variant_info(c.attn).attends) s.push_back({"attn-size", c.attn_size, "prior/W1", 1});
+  if (variant_info(c.attn).uses_q) s.push_back({"answer-emb", c.answer_emb, "inference/answer_emb", 1});
   return s;
 }
 
