@@ -137,7 +137,12 @@ std::vector<PaperRun> read_paper_runs(const std::vector<std::string>& run_dirs) 
     const fs::path eval_dir = fs::path(dir) / kRunEvalDir;
     std::vector<std::string> files;
     std::error_code ec;
-    if (fs::is_directory(eval_dir, ec))
+    // A run still training has no eval/ yet: no evaluations, not an error. Anything else that stops the listing is.
+    const bool has_evals = fs::is_directory(eval_dir, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw input_error(eval_dir.string(), 0, "cannot list: " + ec.message());
+    ec.clear();
+    if (has_evals)
       for (const auto& e : fs::directory_iterator(eval_dir, ec))
         if (e.path().extension() == ".jsonl") files.push_back(e.path().string());
     if (ec) throw input_error(eval_dir.string(), 0, "cannot list: " + ec.message());
