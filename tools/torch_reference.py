@@ -22,7 +22,7 @@ one-layer BiLSTMs over the source and the whole target y_1..y_n <eos>. Objective
   var-sample   log f_z - KL(q||p) + sg(log f_z - log f_soft) log q_z,  z ~ q
   var-gumbel   log f(x, softmax((log q + g)/tau)) - KL(q||p)
   var-rws      sum_k w_k (log f_k + log p_k + log q_k),  z_k ~ q,  w = sg(normalised p_k f_k / q_k)
-  sparse-marginal  log sum_{i in supp p} p_i f_i,  p = sparsemax(s) (1.5-entmax when the model's sparse_alpha is 1.5)
+  sparse-marginal  log sum_{i in supp p} p_i f_i,  p = sparsemax(s) (1.5-entmax when the model's alpha is 1.5)
   var-sparse   sum_{i in supp q} q_i (log f_i - log q_i + log p_i),  q = sparsemax(s_q), p softmax
                                            (torch_ref/sparse.py's formulas; evaluation over all positions, log 0
                                            = -inf off the support)
@@ -107,7 +107,7 @@ def check_file(path, rep):
         v = f"seqvae ({model.layers} layers)"
     else:
         v = f"{meta['task']} {model.attn}" + ("" if model.score == "mlp" else f" ({model.score}, {model.layers} layer)")
-        if float(meta.get("sparse_alpha", 2)) == 1.5:
+        if float(meta.get("alpha", 2)) == 1.5:
             v += " (1.5-entmax)"
     batches, schedule, eval_set = load_batches(tensors, meta)
     steps = int(meta["crosscheck/steps"])

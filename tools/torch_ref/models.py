@@ -50,7 +50,7 @@ class NmtModel:
         self.score = meta.get("score", "mlp")
         self.layers = int(meta["layers"])
         self.uses_q = self.attn.startswith("var-")
-        self.sparse_alpha = float(meta.get("sparse_alpha", 2))  # sparse-marginal, var-sparse: 2 (sparsemax) or 1.5
+        self.sparse_alpha = float(meta.get("alpha", 2))  # sparse-marginal, var-sparse: 2 (sparsemax) or 1.5
 
     def forward(self, P, batch):
         """Per-query distributions and likelihoods of a batch (queries n = (b, t)):
@@ -123,7 +123,7 @@ class VqaModel:
         self.attn = meta["attn"]
         self.score, self.layers = "mlp", 1
         self.uses_q = self.attn.startswith("var-")
-        self.sparse_alpha = float(meta.get("sparse_alpha", 2))
+        self.sparse_alpha = float(meta.get("alpha", 2))
 
     def forward(self, P, batch):
         words, lengths = batch["words"].long(), batch["lengths"].long()
