@@ -103,6 +103,18 @@ ReportCell paper_vqa(const PaperFigures* p, const char* key, double PaperFigures
   return paper_cell(key, p ? p->*field : kNaN);
 }
 
+// The cells a question view's row shares in every VQA table: NLL, the paper's NLL, accuracy (%), the paper's VQA
+// score, −ELBO and the KL gap, each mean ± sd over the runs' evaluations of that view.
+void add_view_cells(std::vector<ReportCell>& row, const std::vector<const PaperRun*>& runs, const std::string& view,
+                    const PaperFigures* p) {
+  row.push_back(stat_cell("nll", view_stat(runs, view, "nll"), "%.3f"));
+  row.push_back(paper_vqa(p, "nll", &PaperFigures::vqa_nll));
+  row.push_back(stat_cell("accuracy", view_stat(runs, view, "accuracy", 100), "%.2f"));
+  row.push_back(paper_vqa(p, "eval", &PaperFigures::vqa_eval));
+  row.push_back(stat_cell("neg_elbo", view_stat(runs, view, "elbo", -1), "%.3f"));
+  row.push_back(stat_cell("kl_gap", view_stat(runs, view, "kl_gap"), "%.4f"));
+}
+
 void add_mix(ReportDocument& doc, const RunGroup& g) {
   const std::vector<std::string> variants = g.variants();
   const JsonValue* all = first_view_line(g, "all");
@@ -125,12 +137,7 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
     row.push_back(text_cell("estimator", p ? p->estimator : ""));
     row.front().json.emplace_back("attn", JsonValue(attn));
     row.front().json.emplace_back("mix", JsonValue(g.label));
-    row.push_back(stat_cell("nll", view_stat(runs, "all", "nll"), "%.3f"));
-    row.push_back(paper_vqa(p, "nll", &PaperFigures::vqa_nll));
-    row.push_back(stat_cell("accuracy", view_stat(runs, "all", "accuracy", 100), "%.2f"));
-    row.push_back(paper_vqa(p, "eval", &PaperFigures::vqa_eval));
-    row.push_back(stat_cell("neg_elbo", view_stat(runs, "all", "elbo", -1), "%.3f"));
-    row.push_back(stat_cell("kl_gap", view_stat(runs, "all", "kl_gap"), "%.4f"));
+    add_view_cells(row, runs, "all", p);
     row.push_back(stat_cell("entropy", view_stat(runs, "all", "entropy"), "%.2f"));
     row.push_back(text_cell("stop", stops_of(runs)));
     row.push_back(stat_cell("epochs", finished_stat(runs, "epochs"), "%.1f"));
@@ -163,12 +170,7 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
     row.push_back(text_cell("model", p ? p->model : attn));
     row.front().json.emplace_back("attn", JsonValue(attn));
     row.front().json.emplace_back("mix", JsonValue(g.label));
-    row.push_back(stat_cell("nll", view_stat(runs, "single_region", "nll"), "%.3f"));
-    row.push_back(paper_vqa(p, "nll", &PaperFigures::vqa_nll));
-    row.push_back(stat_cell("accuracy", view_stat(runs, "single_region", "accuracy", 100), "%.2f"));
-    row.push_back(paper_vqa(p, "eval", &PaperFigures::vqa_eval));
-    row.push_back(stat_cell("neg_elbo", view_stat(runs, "single_region", "elbo", -1), "%.3f"));
-    row.push_back(stat_cell("kl_gap", view_stat(runs, "single_region", "kl_gap"), "%.4f"));
+    add_view_cells(row, runs, "single_region", p);
     row.push_back(stat_cell("region_acc_posterior", view_stat(runs, "single_region", "region_acc_posterior"), "%.3f"));
     s.rows.push_back(std::move(row));
   }
