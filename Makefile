@@ -101,9 +101,9 @@ test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
 
-# A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs a 4-run sweep
-# as a job array, one task requeued while it trains; its table must equal `lava sweep run`'s
-# (tests/sweep/test_slurm.sh).
+# A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs the translation
+# table (experiments/paper/nmt.ini, quick scale) as a job array, one task requeued while it trains; its
+# `lava report --tables paper` must equal `lava sweep run`'s but for the times (tests/sweep/test_slurm.sh).
 test-slurm: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/sweep/test_slurm.sh

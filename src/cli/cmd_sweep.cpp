@@ -46,6 +46,10 @@ const char* kSweepAbout =
     "  [eval NAME]              lava eval options (split = test, bleu = true, kmax = 5, ...; only.attn = a, b for\n"
     "                           some rows): run after training into OUT/ID/eval/NAME.jsonl, skipped once written,\n"
     "                           run again when stopped; evaluations do not change a run's id\n\n"
+    "Every verb takes --set KEY=VALUE (repeatable) to change the file from the command line: KEY = VALUE in every\n"
+    "run, over the file's lines at any scale and row (KEY a lava train option, not a grid key), or out = DIR, e.g.\n"
+    "`--set data=/tmp/synth --set out=/tmp/runs`; VALUE reads as in the file. The commands a sweep writes (plan,\n"
+    "run, the Slurm script) repeat it, so its runs have the ids of a file with those lines.\n\n"
     "  lava sweep plan FILE           one command per run (for GNU parallel, xargs or any scheduler)\n"
     "  lava sweep run FILE --jobs N   run them here through GNU parallel: finished runs are skipped, stopped\n"
     "                                 or killed ones resume from their resume state\n"
@@ -67,7 +71,10 @@ const char* kEstimateHelp =
 bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
   cl.options().add_options()("max-runs", po::value<std::string>()->default_value(std::to_string(kDefaultMaxRuns)),
                              "refuse a sweep of more runs than this (a guard against a grid typo)")  //
-      ("scale", po::value<std::string>(), "the file's [scale NAME] to run (default: its scale = NAME)");
+      ("scale", po::value<std::string>(), "the file's [scale NAME] to run (default: its scale = NAME)")  //
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "KEY=VALUE (repeatable): every run trains with lava train option KEY at VALUE, whatever the file says, "
+       "or out=DIR; VALUE reads as in the file (a relative path is relative to its directory)");
   SplitArgs a = split_positional(argc, argv, {"--estimate"});
   std::vector<char*> v = argv_of(a.options);
   if (!cl.parse(int(a.options.size()), v.data())) return false;
@@ -80,16 +87,18 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
 SweepFile load(const std::string& path, const CommandLine& cl) {
-  return read_sweep_file(
-      path, [](const std::string& task) { return train_option_names(task_registry(), task); },
-      cl.has("scale") ? cl.get_string("scale") : "",
-      [](const std::string& task) { return eval_option_names(task_registry(), task); });
+  const TrainOptionNames train_options = [](const std::string& task) { return train_option_names(task_registry(), task); };
+  SweepFile f = read_sweep_file(path, train_options, cl.has("scale") ? cl.get_string("scale") : "",
+                                [](const std::string& task) { return eval_option_names(task_registry(), task); });
+  if (cl.has("set")) apply_sweep_settings(f, cl.vm()["set"].as<std::vector<std::string>>(), train_options);
+  return f;
 }
 
 // One shell command; a newline in a path stays inside its quotes (GNU parallel gets the commands NUL-separated).
 std::string exec_command(const std::string& lava, const SweepFile& f, const SweepRun& r, int threads, int64_t max_runs) {
   std::string c = shell_quote(lava) + " sweep exec " + shell_quote(f.path) + " --run " + r.id;
   if (!f.scale.empty()) c += " --scale " + shell_quote(f.scale);
+  for (const SweepOption& o : f.set) c += " --set " + shell_quote(o.key + "=" + o.value);
   if (threads > 0) c += " --threads " + std::to_string(threads);
   if (max_runs != kDefaultMaxRuns) c += " --max-runs " + std::to_string(max_runs);
   return c;
@@ -116,7 +125,9 @@ int sweep_plan(int argc, char** argv) {
   auto command = [&](const SweepRun& r) { return exec_command(lava, f, r, threads, max_runs(cl)); };
   if (cl.common().format == OutputFormat::table) {
     // One command a line: a quoted newline would split one, and whatever reads the lines would run its halves.
-    for (const std::string& path : {lava, f.path})
+    std::vector<std::string> words{lava, f.path};
+    for (const SweepOption& o : f.set) words.push_back(o.value);
+    for (const std::string& path : words)
       if (path.find('\n') != std::string::npos)
         throw input_error(quote_input(path), 0, "a newline in this path cannot be printed as one command per line "
                                                 "(use --format json, or lava sweep run, or a path without one)");

@@ -92,9 +92,11 @@ std::string slurm_array_script(const SweepFile& f, const std::vector<SweepRun>& 
   s += ")\n";
   s += "run=${runs[$SLURM_ARRAY_TASK_ID]}\n";
   s += "# exec: lava becomes the batch shell, so every SIGTERM (time limit, preemption, requeue) reaches it once.\n";
-  s += fmt::format("exec {} sweep exec {}{} --run \"$run\" --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{}\n",
-                   bash_quote(o.lava), bash_quote(f.path), f.scale.empty() ? "" : " --scale " + bash_quote(f.scale), o.cpus,
-                   o.max_runs == kDefaultMaxRuns ? "" : fmt::format(" --max-runs {}", o.max_runs));
+  std::string set;
+  for (const SweepOption& kv : f.set) set += " --set " + bash_quote(kv.key + "=" + kv.value);
+  s += fmt::format("exec {} sweep exec {}{}{} --run \"$run\" --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\"{}\n",
+                   bash_quote(o.lava), bash_quote(f.path), f.scale.empty() ? "" : " --scale " + bash_quote(f.scale), set,
+                   o.cpus, o.max_runs == kDefaultMaxRuns ? "" : fmt::format(" --max-runs {}", o.max_runs));
   return s;
 }
 

@@ -5,7 +5,7 @@
 //   #SBATCH --output=OUT/slurm/%A_%a.out --open-mode=append   a requeued task appends to its own log
 //   #SBATCH --requeue                 a preempted or requeued task goes back into the queue...
 //   #SBATCH --signal=B:TERM@60        ...and 60 s before its time limit the task gets SIGTERM
-//   exec LAVA sweep exec FILE [--scale S] --run ID --threads $SLURM_CPUS_PER_TASK
+//   exec LAVA sweep exec FILE [--scale S] [--set K=V ...] --run ID --threads $SLURM_CPUS_PER_TASK
 //
 // `exec` makes lava the batch shell itself: SIGTERM, whether from --signal=B: (sent to the batch shell only) or
 // from a preemption, `scontrol requeue` or `scancel` (sent to every process of the job), reaches the trainer

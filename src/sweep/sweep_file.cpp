@@ -250,6 +250,33 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
   return f;
 }
 
+void apply_sweep_settings(SweepFile& f, const std::vector<std::string>& settings, const TrainOptionNames& options) {
+  if (settings.empty()) return;
+  const std::set<std::string> known = options(f.task);
+  for (const std::string& s : settings) {
+    const size_t eq = s.find('=');
+    const auto fail = [&](const std::string& why) {
+      throw UsageError(fmt::format("lava sweep: --set {}: {}", quote_input(s), why));
+    };
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) fail("not KEY=VALUE");
+    const SweepOption o{s.substr(0, eq), s.substr(eq + 1), 0};
+    if (o.key == "out") {
+      f.out = (fs::path(f.dir) / o.value).lexically_normal().string();
+    } else {
+      if (auto it = options_set_by_sweep().find(o.key); it != options_set_by_sweep().end())
+        fail(fmt::format("{} is set by the sweep for each run ({})", quote_input(o.key, '"'), it->second));
+      if (!known.count(o.key))
+        fail(fmt::format("unknown option {} for lava train --task {} (KEY is one of its options, or out)",
+                         quote_input(o.key, '"'), f.task));
+      if (const SweepGrid* g = find_grid(f.grid, o.key))
+        fail(fmt::format("{} is a grid key of {} (line {}), not one value", quote_input(o.key, '"'), f.path, g->line));
+      set_option(f.fixed, o);
+      for (SweepOverride& row : f.overrides) std::erase_if(row.options, [&](const SweepOption& x) { return x.key == o.key; });
+    }
+    f.set.push_back(o);
+  }
+}
+
 SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options, const std::string& scale,
                           const EvalOptionNames& eval_options) {
   return parse_sweep_file(path, read_file(path, kSettingsLimit), options, scale, eval_options);

@@ -91,6 +91,7 @@ struct SweepFile {
   std::string out;  // absolute runs directory
   std::vector<SweepOverride> overrides;  // at the chosen scale, in file order
   std::vector<SweepEval> evals;          // at the chosen scale, in file order
+  std::vector<SweepOption> set;          // the command line's --set KEY=VALUE, in order (apply_sweep_settings)
 };
 
 // The option names `lava train --task TASK` (or `lava eval --task TASK`) accepts (without "--"); a UsageError
@@ -105,6 +106,13 @@ SweepFile parse_sweep_file(const std::string& path, const std::string& text, con
 // Reads and parses the file at `path`.
 SweepFile read_sweep_file(const std::string& path, const TrainOptionNames& options, const std::string& scale = "",
                           const EvalOptionNames& eval_options = {});
+
+// lava sweep's --set KEY=VALUE, each applied over the file at its chosen scale: KEY is a lava train option of the
+// file's task, which every run then trains with whatever the file's lines (its scale's and rows' included) say, or
+// out. VALUE reads as it would in the file: a relative path is relative to the file's directory. They are kept in
+// f.set, so that the commands the sweep writes (sweep exec, the Slurm script) repeat them. A setting that is not
+// KEY=VALUE, an unknown option, one the sweep sets itself and a grid key are each a UsageError naming it.
+void apply_sweep_settings(SweepFile& f, const std::vector<std::string>& settings, const TrainOptionNames& options);
 
 // False for the options that change how fast a run trains but not its results (threads, logits-cache-mb): they are
 // no part of a run's id or of what its config.ini must repeat, and cannot be grid keys.

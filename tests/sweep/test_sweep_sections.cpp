@@ -207,3 +207,54 @@ TEST_CASE("sweep sections: the Slurm script's tasks run the scale it was written
   const SweepFile flat = parse("grid.attn = soft\n");
   CHECK(slurm_array_script(flat, expand_sweep(flat), o).find("--scale") == std::string::npos);
 }
+
+TEST_CASE("sweep sections: --set KEY=VALUE wins over the file's lines at any scale and row, and out moves the runs") {
+  SweepFile f = parse(kTable, "medium");
+  apply_sweep_settings(f, {"warm-start=50", "data=/tmp/synth", "out=quick", "lr=1e-2"}, train_options);
+  CHECK(f.out == "/srv/sw/quick");  // relative to the file's directory, as in the file
+  REQUIRE(f.set.size() == 4);
+  CHECK(f.set[3].key == "lr");
+  const std::vector<SweepRun> runs = expand_sweep(f);
+  REQUIRE(runs.size() == 5);
+  CHECK(run_config_text(runs[4]) ==  // [scale medium, attn var-dirichlet]'s warm-start = 11002 gives way
+        "task = nmt\nepochs = 20\ndata = /tmp/synth\nhidden-size = 256\nwarm-start = 50\nlr = 1e-2\nattn = var-dirichlet\nseed = 4\n");
+  // The ids of a file with those lines.
+  const SweepFile flat = parse("data = /tmp/synth\nhidden-size = 256\nepochs = 20\nlr = 1e-2\nwarm-start = 50\n"
+                               "grid.attn = var-dirichlet\nseeds = 4\n");
+  CHECK(runs[4].id == expand_sweep(flat)[0].id);
+
+  auto bad = [&](const std::string& setting, const std::string& needle) {
+    SweepFile g = parse(kTable);
+    try {
+      apply_sweep_settings(g, {setting}, train_options);
+      FAIL("no UsageError for --set " << setting);
+    } catch (const UsageError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+  };
+  bad("data", "not KEY=VALUE");
+  bad("=x", "not KEY=VALUE");
+  bad("data=", "not KEY=VALUE");
+  bad("hiden-size=8", "unknown option \"hiden-size\" for lava train --task nmt");
+  bad("seed=3", "\"seed\" is set by the sweep for each run");
+  bad("attn=soft", "\"attn\" is a grid key of /srv/sw/table.ini (line 1)");
+}
+
+TEST_CASE("cli: lava sweep --set: every command it writes repeats it; a bad one is one line, exit 2") {
+  TempDir d("sweep_set_cli");
+  write_text(d.file("t.ini"), "data = corpus\ngrid.attn = soft, marginal\n");
+  CliResult r = run_lava("sweep plan " + d.file("t.ini") + " --set data=other --set 'out=my runs'");
+  CHECK(r.code == 0);
+  CHECK(r.out.find(" --set data=other --set 'out=my runs'") != std::string::npos);
+  const CliResult plain = run_lava("sweep plan " + d.file("t.ini") + " --format csv");
+  const CliResult other = run_lava("sweep plan " + d.file("t.ini") + " --set data=other --format csv");
+  CHECK(plain.out.substr(plain.out.find('\n') + 1, 20) != other.out.substr(other.out.find('\n') + 1, 20));  // other ids
+  r = run_lava("sweep slurm " + d.file("t.ini") + " --set data=other --set out=" + d.file("slurm-runs"));
+  CHECK(r.code == 0);
+  CHECK(slurp(d.file("slurm-runs/sweep.sbatch")).find(" --set data=other --set out=") != std::string::npos);
+  r = run_lava("sweep plan " + d.file("t.ini") + " --set hidden");
+  CHECK(r.code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("--set 'hidden': not KEY=VALUE") != std::string::npos);
+}
