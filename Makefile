@@ -108,8 +108,9 @@ test-slurm: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	LAVA_BIN=$(CURDIR)/$(BUILD)/lava bash tests/sweep/test_slurm.sh
 
-# The demo's translation part trains soft attention, the exact marginal and variational attention for DEMO_STEPS
-# updates each on the gettext corpus: equal updates, since soft attention does about three times as many a minute.
+# The demo's translation part (experiments/demo-nmt.sh: the sweep experiments/demo-nmt.ini and its lava report)
+# trains soft attention, the exact marginal and variational attention for DEMO_STEPS updates each on the gettext
+# corpus: equal updates, since soft attention does about three times as many a minute.
 DEMO_STEPS ?= 3000
 demo: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
