@@ -20,9 +20,6 @@ die() {
 
 log() { echo "$SCRIPT: $*" >&2; }
 
-# shellcheck source=experiments/paper.sh
-source "$REPO/experiments/paper.sh"  # paper_row, paper_figure
-
 usage_error() {
   echo "$SCRIPT: error: $*; see $0 --help" >&2
   exit 2

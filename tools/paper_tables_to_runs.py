@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Converts the logs of experiments/paper-tables.sh (LOGS/nmt/logs/ATTN-sSEED.{train,eval,kK,kK.bleu}.jsonl and
+"""Converts the logs of the bash table scripts that preceded the sweep files (experiments/paper-tables.sh, in git
+history before their removal; LOGS/nmt/logs/ATTN-sSEED.{train,eval,kK,kK.bleu}.jsonl and
 LOGS/vqa/MIX/logs/ATTN-sSEED.{train,eval}.jsonl) into run folders as `lava sweep` writes them, so that
 `lava report OUT --tables paper` builds the paper's tables from them:
 
@@ -11,7 +12,7 @@ LOGS/vqa/MIX/logs/ATTN-sSEED.{train,eval}.jsonl) into run folders as `lava sweep
   OUT/SWEEP/ID/eval/NAME.jsonl  one file per evaluation, byte for byte (test.jsonl, kmaxK.jsonl)
 
 ID is FNV-1a 64 of the options that change results, as sweep_plan.cpp's run_id computes it. The options are those
-experiments/nmt-table1.sh and vqa-table1.sh trained the small ("converged") tables with; the data paths are relative
+those scripts (nmt-table1.sh and vqa-table1.sh) trained the small ("converged") tables with; the data paths are relative
 to the sweep files' folder experiments/paper/, as a sweep file writes them.
 
 usage: tools/paper_tables_to_runs.py LOGS OUT
@@ -28,7 +29,7 @@ NMT_OPTIONS = [
     ("epochs", "30"), ("start-decay-at", "2"), ("lr-decay", "0.5"), ("patience", "2"), ("init", "0.3"),
     ("clip", "5"), ("checkpoint-every", "500"), ("max-minutes", "0"), ("threads", "1"),
 ]
-# The per-variant options of the translation rows (nmt-table1.sh's variant_train_args, 1,061 updates an epoch).
+# The per-variant options of the translation rows (the scripts' variant_train_args, 1,061 updates an epoch).
 NMT_VARIANT_OPTIONS = {
     "var-dirichlet": [("warm-start", "2122")],
     "var-gumbel": [("temperature", "0.1")],

@@ -1,6 +1,6 @@
 // lava report --tables paper on the committed runs (experiments/results/paper-tables/runs): every figure of the
-// committed tables.md, cell by cell, and rows that experiments/paper-tables.sh printed from the same runs' logs
-// before they became run folders.
+// committed tables.md, cell by cell, and rows that the bash scripts before the sweep files printed from the same
+// runs' logs before they became run folders.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -37,9 +37,9 @@ std::vector<std::vector<std::string>> table_rows(const std::string& md) {
   return rows;
 }
 
-// Rows of the tables experiments/paper-tables.sh wrote from these runs' logs (Table 1 soft, the runs table,
-// Tables 2 and 3, prior entropy, VQA's marginal row and `where` rows of both mixes, the single-region var-enum row,
-// the compute).
+// Rows of the tables the bash scripts (experiments/paper-tables.sh, since removed) wrote from these runs' logs
+// (Table 1 soft, the runs table, Tables 2 and 3, prior entropy, VQA's marginal row and `where` rows of both mixes,
+// the single-region var-enum row, the compute).
 const std::vector<std::string> kScriptRows = {
       "| Soft Attention | log p(y \\| E[z]) | – | `soft` | 16.74 ± 0.13 | 7.17 | 20.56 ± 0.47 | 32.77 | -2.818 ± 0.008 | 0.000 ± 0.000 | 0.0000 ± 0.0000 | 1.28 ± 0.04 | 0.560 ± 0.003 | 12m12s | 12732 ± 1061 |",
       "| `var-enum` | 2 | 9 | 9549 | patience | 7 | 11.37 | 24m08s |",
