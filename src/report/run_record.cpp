@@ -89,6 +89,28 @@ void read_summary(const std::string& path, RunRecord& r) {
   r.summary = std::move(merged);
 }
 
+// eval/NAME.jsonl: the result row of each, by NAME: its last line without "event", or with "event": "eval" (the
+// sequence VAE's). lava sweep renames an evaluation's file into place when it succeeds, so a file without one is
+// damaged, not unfinished.
+void read_eval_rows(const std::string& dir, RunRecord& r) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".jsonl") files.push_back(e.path());
+  if (ec) throw input_error(dir, 0, "cannot list: " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    std::optional<JsonValue> result;
+    for (const JsonValue& j : read_json_lines(f.string())) {
+      const JsonValue* event = j.find("event");
+      if (!event || (event->is_string() && event->str() == "eval")) result = j;
+    }
+    if (!result) throw input_error(f.string(), 0, "no result row (a JSON line without \"event\", or with \"event\": \"eval\", as lava eval prints)");
+    r.evals.emplace_back(f.stem().string(), std::move(*result));
+  }
+}
+
 }  // namespace
 
 RunRecord read_run_record(const std::string& run_dir) {
@@ -108,6 +130,7 @@ RunRecord read_run_record(const std::string& run_dir) {
     r = std::move(info);
     r.status = read_run_status(run_dir);
     read_summary(path_in(run_dir, kRunMetricsFile), r);
+    read_eval_rows(path_in(run_dir, kRunEvalDir), r);
   } catch (const InputError& e) {
     r.unreadable = e.what();
   }

@@ -53,12 +53,16 @@ struct RunRecord {
   // (the done line wins a key both have); nullopt when the run never printed a done line.
   std::optional<JsonValue> summary;
   bool nan = false;  // the done line says training stopped on a NaN
+  // The result row of each evaluation RUN/eval/NAME.jsonl (its last line without "event", or with "event": "eval"
+  // as the sequence VAE's lava eval --format json prints it), by NAME, sorted by name.
+  std::vector<std::pair<std::string, JsonValue>> evals;
   // The InputError of the first file that could not be read ("FILE:LINE: what"), empty when all could. A run with
   // an unreadable run.json has no id, sweep, seed or grid.
   std::string unreadable;
 };
 
-// Reads RUN/run.json, RUN/status.json and RUN/metrics.jsonl. A malformed one does not throw: its InputError goes
+// Reads RUN/run.json, RUN/status.json, RUN/metrics.jsonl and RUN/eval/*.jsonl. A malformed (or an evaluation
+// without a result row) one does not throw: its InputError goes
 // into `unreadable`, so that one bad file costs its own run's row, not the whole report.
 RunRecord read_run_record(const std::string& run_dir);
 

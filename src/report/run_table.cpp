@@ -29,8 +29,22 @@ std::string seed_ranges(std::vector<int64_t> seeds) {
 
 namespace {
 
-// The figure `name` of a run: summary key name, else valid_name; nullopt when neither is a number.
+// An evaluation's result row by name, nullptr when the run has none of that name.
+const JsonValue* eval_row(const RunRecord& r, const std::string& name) {
+  for (const auto& [n, row] : r.evals)
+    if (n == name) return &row;
+  return nullptr;
+}
+
+// The figure `name` of a run: for EVAL:KEY, KEY of the evaluation EVAL's result row; else summary key name, else
+// valid_name; nullopt when none is a number.
 std::optional<double> figure(const RunRecord& r, const std::string& name) {
+  if (const size_t colon = name.find(':'); colon != std::string::npos) {
+    const JsonValue* row = eval_row(r, name.substr(0, colon));
+    const JsonValue* v = row ? row->find(name.substr(colon + 1)) : nullptr;
+    if (v && v->is_number()) return v->number();
+    return std::nullopt;
+  }
   if (!r.summary) return std::nullopt;
   for (const std::string& key : {name, "valid_" + name})
     if (const JsonValue* v = r.summary->find(key); v && v->is_number()) return v->number();
@@ -107,13 +121,25 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
       found = found || (finished_ok(*r) && figure(*r, m));
     }
     if (!found && any_ok) {
+      const size_t colon = m.find(':');
       std::string have;
       for (const RunRecord* r : runs)
         if (finished_ok(*r)) {
-          for (const auto& [k, v] : r->summary->members())
-            if (v.is_number()) have += (have.empty() ? "" : ", ") + k;
+          if (colon == std::string::npos) {
+            for (const auto& [k, v] : r->summary->members())
+              if (v.is_number()) have += (have.empty() ? "" : ", ") + k;
+          } else if (const JsonValue* row = eval_row(*r, m.substr(0, colon))) {
+            for (const auto& [k, v] : row->members())
+              if (v.is_number()) have += (have.empty() ? "" : ", ") + m.substr(0, colon + 1) + k;
+          } else {
+            for (const auto& [n, row] : r->evals) have += (have.empty() ? "evaluations " : ", ") + n;
+            if (have.empty()) have = "no evaluations";
+          }
           break;
         }
+      if (colon != std::string::npos)
+        throw UsageError(fmt::format("lava report: no finished run reports \"{}\" (the key {} of its evaluation eval/{}.jsonl; "
+                                     "a run has: {})", m, m.substr(colon + 1), m.substr(0, colon), have));
       throw UsageError(fmt::format("lava report: no finished run reports \"{}\" or \"valid_{}\" (a run reports: {})", m, m, have));
     }
   }

@@ -135,7 +135,7 @@ void check_sections(const std::string& path, const std::string& task, const std:
       }
       if (auto it = options_set_by_sweep().find(g.key); it != options_set_by_sweep().end())
         throw input_error(path, g.line, fmt::format("{} is set by the sweep for each run ({})", quote_input(g.key, '"'), it->second));
-      if (!train_known.count(g.key))
+      if (g.key != kSweepLabelKey && !train_known.count(g.key))
         throw input_error(path, g.line, fmt::format("unknown option {} for lava train --task {}", quote_input(g.key, '"'), task));
     }
   }

@@ -33,6 +33,11 @@
 //   only.attn = marginal, var-enum
 //   [scale paper, eval test-bleu]   # an evaluation at one scale only, or one scale's changes to it
 //
+// grid.label names rows that are no one option's values: `grid.label = soft, var-enum+warm` with [label
+// var-enum+warm] setting attn = var-enum and warm-start = 1500. A label is no lava train option: it is in each run's
+// run.json (lava report's rows) but not in its options or id, so two labels whose rows train with the same options
+// are an error.
+//
 // A file with [scale ...] sections always runs at one scale: --scale NAME, else `scale = NAME`, else it is an
 // error. An evaluation writes RUN/eval/NAME.jsonl (lava eval's JSON lines, renamed into place when it succeeds:
 // an existing file means done) and RUN/eval/NAME.log; evaluations are no part of a run's id. Every problem is an
@@ -49,6 +54,9 @@
 #include <vector>
 
 namespace lava {
+
+// The grid key whose values name rows instead of giving an option its values.
+inline constexpr const char* kSweepLabelKey = "label";
 
 struct SweepOption {
   std::string key, value;

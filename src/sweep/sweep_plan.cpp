@@ -64,7 +64,8 @@ SweepRow make_row(const SweepFile& f, size_t i) {
   for (size_t g = 0; g < f.grid.size(); ++g) row.grid.emplace_back(f.grid[g].key, f.grid[g].values[pick[g]]);
   row.options.emplace_back("task", f.task);
   for (const SweepOption& o : f.fixed) row.options.emplace_back(o.key, o.value);
-  row.options.insert(row.options.end(), row.grid.begin(), row.grid.end());
+  for (const auto& kv : row.grid)
+    if (kv.first != kSweepLabelKey) row.options.push_back(kv);
   row.seeds = &f.seeds;
   const SweepOverride* seeds_from = nullptr;
   std::map<std::string, const SweepOverride*> set_by;  // option -> the section that set it
@@ -119,6 +120,7 @@ std::vector<SweepRun> expand_sweep(const SweepFile& f, int64_t max_runs) {
   const int64_t n = sweep_run_count(f, max_runs), rows = row_count(f, max_runs);
   std::vector<SweepRun> runs;
   runs.reserve(size_t(n));
+  std::map<std::string, size_t> index_of;  // id -> its run: labelled rows with the same options are one run
   for (int64_t i = 0; i < rows; ++i) {
     const SweepRow row = make_row(f, size_t(i));
     for (const int64_t seed : *row.seeds) {  // seeds innermost
@@ -130,6 +132,16 @@ std::vector<SweepRun> expand_sweep(const SweepFile& f, int64_t max_runs) {
       r.options.emplace_back("seed", std::to_string(seed));
       r.evals = row.evals;
       r.id = run_id(r.options);
+      if (auto [it, fresh] = index_of.emplace(r.id, runs.size()); !fresh) {
+        auto label = [](const SweepRun& x) {
+          for (const auto& [k, v] : x.grid)
+            if (k == kSweepLabelKey) return v;
+          return std::string("?");
+        };
+        throw input_error(f.path, 0, fmt::format("rows label = {} and label = {} train with the same options (seed {}): "
+                                                 "give them an option that tells them apart, or one label",
+                                                 label(runs[it->second]), label(r), seed));
+      }
       r.dir = (std::filesystem::path(f.out) / r.id).string();
       runs.push_back(std::move(r));
     }

@@ -4,7 +4,8 @@
 //
 // A run's id is FNV-1a 64 of its options as "key=value\n" lines sorted by key, in 16 hex digits: the same options
 // give the same id in any order, on any machine, and the run keeps its directory OUT/ID when grids are added or
-// reordered. Options that do not change results (threads, logits-cache-mb) are left out of the id.
+// reordered. Options that do not change results (threads, logits-cache-mb) are left out of the id, and so is a row's
+// label (grid.label), which is no option.
 #include <cstdint>
 #include <string>
 #include <utility>

@@ -108,6 +108,53 @@ TEST_CASE("report: a run directory reads back; a broken metrics line names file:
   check_input_error([&] { find_run_dirs({d.file("nothing")}); }, d.file("nothing"), "not a directory");
 }
 
+TEST_CASE("report: a figure EVAL:KEY is KEY of the result row of RUN/eval/EVAL.jsonl, mean and sd over seeds") {
+  TempDir d("report_eval_rows");
+  // Two seeds of one row: aer 0.25 and 0.75 (mean 0.5, sd sqrt(0.125)), with event lines the row must skip.
+  auto run_at = [&](const std::string& id, int seed, double aer, double bleu) {
+    const std::string run = d.file("runs/" + id);
+    std::filesystem::create_directories(run + "/eval");
+    write_text(run + "/run.json", fmt::format(R"({{"id":"{}","index":{},"sweep":"/s.ini","task":"nmt","seed":{},)"
+                                              R"("grid":{{"label":"var-enum+warm"}}}})", id, seed, seed));
+    RunStatus st;
+    st.state = RunState::finished;
+    write_run_status(run, st);
+    write_text(run + "/metrics.jsonl", "{\"event\":\"done\",\"valid_ppl\":2,\"nan\":false}\n");
+    write_text(run + "/eval/test.jsonl", fmt::format("{{\"event\":\"bleu_bucket\",\"bleu\":99}}\n"
+                                                     "{{\"split\":\"test\",\"aer_posterior\":{},\"bleu\":{}}}\n", aer, bleu));
+    write_text(run + "/eval/test.log", "not JSON: logs are not evaluations\n");
+    return run;
+  };
+  const std::string a = run_at("a", 1, 0.25, 10), b = run_at("b", 2, 0.75, 20);
+  std::vector<RunRecord> runs = {read_run_record(a), read_run_record(b)};
+  REQUIRE(runs[0].unreadable.empty());
+  REQUIRE(runs[0].evals.size() == 1);
+  CHECK(runs[0].evals[0].first == "test");
+  RunTableOptions o;
+  o.metrics = {"ppl", "test:aer_posterior", "test:bleu"};
+  CHECK(run_table(runs, o, false).render(OutputFormat::csv) ==
+        fmt::format("label,seeds,n,ppl,ppl_sd,test:aer_posterior,test:aer_posterior_sd,test:bleu,test:bleu_sd,status,log\n"
+                    "var-enum+warm,1-2,2,2,0,0.5,{},15,{},ok,\n", std::sqrt(0.125), std::sqrt(50.0)));
+
+  // A key no evaluation has, or an evaluation no run has, is a usage error naming what the runs have.
+  for (const auto& [metric, names] : std::vector<std::pair<std::string, std::string>>{
+           {"test:aer_q", "test:aer_posterior"}, {"length:bleu", "evaluations test"}}) {
+    CAPTURE(metric);
+    o.metrics = {metric};
+    try {
+      (void)run_table(runs, o, false);
+      FAIL("no error for an unknown figure");
+    } catch (const UsageError& e) {
+      CHECK(std::string(e.what()).find("\"" + metric + "\"") != std::string::npos);
+      CHECK(std::string(e.what()).find(names) != std::string::npos);
+    }
+  }
+
+  // An evaluation file without a result row makes its run unreadable, naming the file.
+  write_text(b + "/eval/test.jsonl", "{\"event\":\"bleu_bucket\",\"bleu\":99}\n");
+  CHECK(read_run_record(b).unreadable.find(b + "/eval/test.jsonl:") == 0);
+}
+
 TEST_CASE("report: runs are found at any depth below DIR, not inside a run, not through a symlink") {
   TempDir d;
   auto run_at = [&](const std::string& rel, const std::string& id) {

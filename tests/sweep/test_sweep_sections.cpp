@@ -92,6 +92,42 @@ TEST_CASE("sweep sections: a run at a scale has the id of the same options in a 
   CHECK(run_config_identity(run_config_text(a[0])) == run_config_identity(run_config_text(b[1])));
 }
 
+TEST_CASE("sweep sections: grid.label names rows by their [label X] options; a label is in no option or id") {
+  const std::string text =
+      "warm-start = 0\n"                                       // 1
+      "grid.label = marginal, var-enum+warm, var-enum\n"       // 2
+      "grid.lr = 1e-3, 3e-3\n"                                 // 3
+      "[label marginal]\n"                                     // 4
+      "attn = marginal\n"                                      // 5
+      "[label var-enum+warm]\n"                                // 6
+      "attn = var-enum\n"                                      // 7
+      "warm-start = 1500\n"                                    // 8
+      "seeds = 1-2\n"                                          // 9
+      "[label var-enum]\n"                                     // 10
+      "attn = var-enum\n"                                      // 11
+      "[eval test]\n"                                          // 12
+      "split = test\n"                                         // 13
+      "only.label = var-enum+warm\n";                          // 14
+  const std::vector<SweepRun> runs = expand_sweep(parse(text));
+  REQUIRE(runs.size() == 2 + 2 * 2 + 2);
+  CHECK(runs[2].grid == std::vector<std::pair<std::string, std::string>>{{"label", "var-enum+warm"}, {"lr", "1e-3"}});
+  CHECK(run_config_text(runs[2]) == "task = nmt\nwarm-start = 1500\nlr = 1e-3\nattn = var-enum\nseed = 1\n");
+  CHECK(runs[2].evals == std::vector<std::string>{"test"});
+  CHECK(runs[6].evals.empty());
+  CHECK(run_info_json(parse(text), runs[2]).find(R"("grid":{"label":"var-enum+warm","lr":"1e-3"})") != std::string::npos);
+  // The id is that of the same options in a file without labels.
+  const std::vector<SweepRun> flat = expand_sweep(parse("attn = var-enum\nwarm-start = 1500\ngrid.lr = 1e-3, 3e-3\n"));
+  CHECK(runs[2].id == flat[0].id);
+
+  // Two labels that train the same options are one run twice: refused, naming both.
+  check_input_error([&] { expand_sweep(parse("grid.label = a, b\n[label a]\nattn = soft\n[label b]\nattn = soft\n")); },
+                    kPath, "label = a and label = b train with the same options");
+  // A label is no option: --set refuses it, and a row cannot set it.
+  SweepFile f = parse(text);
+  CHECK_THROWS_AS(apply_sweep_settings(f, {"label=x"}, train_options), UsageError);
+  check_input_error([&] { parse("grid.label = a\n[label a]\nlabel = b\n"); }, kPath + ":3:", "unknown option");
+}
+
 TEST_CASE("sweep sections: evaluations are listed per run, only.K limits them, and they change no id") {
   const std::vector<SweepRun> with = expand_sweep(parse(kTable));
   std::string without_evals = kTable.substr(0, kTable.find("[eval test]"));
