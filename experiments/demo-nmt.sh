@@ -33,14 +33,9 @@ while (($#)); do
 done
 [ -x "$lava" ] || { echo "demo-nmt.sh: $lava not found; build it with make build/lava" >&2; exit 1; }
 
-corpus=$repo/data/gettext-de-en view=$repo/data/gettext-de-en-demo out=$repo/runs/demo-nmt/$steps-updates
+corpus=$repo/data/gettext-de-en out=$repo/runs/demo-nmt/$steps-updates
 [ -f "$corpus/train.en" ] || "$lava" data gettext --lang de --out "$corpus" --cache "$repo/data/debian-cache"
-mkdir -p "$view"
-for lang in de en; do
-  ln -sfn "$corpus/train.$lang" "$view/train.$lang"
-  ln -sfn "$corpus/test.$lang" "$view/test.$lang"
-  head -n 500 "$corpus/valid.$lang" >"$view/valid.$lang.tmp" && mv "$view/valid.$lang.tmp" "$view/valid.$lang"
-done
+LAVA=$lava "$repo/experiments/paper/prepare-data.sh" nmt-demo
 
 "$lava" sweep run "$repo/experiments/demo-nmt.ini" --set "max-steps=$steps" --set "out=$out" --jobs "$jobs"
 "$lava" report "$out" --tables paper >"$out/tables.md"

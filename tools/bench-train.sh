@@ -44,7 +44,7 @@
 # BENCH_TORCH=CMD replaces the peer (tools/bench-torch.py); a failing peer or lava run stops the script, naming it.
 set -euo pipefail
 export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
-# LAVA's threads spin briefly before they sleep (GOMP_SPINCOUNT, as experiments/lib.sh sets it): a soft-attention step
+# LAVA's threads spin briefly before they sleep (GOMP_SPINCOUNT, as experiments/demo-nmt.sh sets it): a soft-attention step
 # opens ~575 small parallel regions that split, and waking a sleeping thread for each cost ~10 % of a two-thread step.
 # PyTorch keeps the plain passive policy: with the same spin its two-thread step was slower (experiments/results/speed/README.md).
 lava_spin=${LAVA_SPINCOUNT:-20000}

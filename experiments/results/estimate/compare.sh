@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compare.sh [LAVA] [WORKDIR] [STEPS]: `lava sweep plan --estimate` of the small translation table (the settings of
-# ../paper-tables/nmt/settings.txt, on the same corpus view: every 5th training pair of data/gettext-de-en) against
-# the seconds its runs took (../paper-tables/nmt/logs/*.train.jsonl, their done lines). Writes WORKDIR/estimate.jsonl
+# ../paper-tables/runs/nmt/*/config.ini, on the same data: every 5th training pair of data/gettext-de-en, which
+# experiments/paper/prepare-data.sh nmt-small makes) against the seconds its runs took (../paper-tables/runs/nmt/*/
+# metrics.jsonl, their done lines). Writes WORKDIR/estimate.jsonl
 # (the estimate's rows) and prints one markdown row per variant and seed: updates and epochs the run made, its
 # measured seconds an update (validations included), the estimate for that many updates and validations, and the
 # error. The estimate is CPU time at one thread; the runs' seconds are wall-clock at one thread each, two runs at a
@@ -12,11 +13,10 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 LAVA=${1:-$ROOT/build/lava}
 WORK=${2:-${TMPDIR:-/tmp}/lava-estimate-nmt}
 STEPS=${3:-100}  # --estimate-steps
-LOGS=$ROOT/experiments/results/paper-tables/nmt/logs
-# shellcheck source=../../lib.sh
-source "$ROOT/experiments/lib.sh"
+RUNS=$ROOT/experiments/results/paper-tables/runs/nmt
+LAVA=$LAVA "$ROOT/experiments/paper/prepare-data.sh" nmt-small
 mkdir -p "$WORK"
-quick_corpus_view "$ROOT/data/gettext-de-en" "$WORK/corpus" 0 5
+ln -sfn "$ROOT/data/gettext-de-en-every5" "$WORK/corpus"
 
 # The table's lava train options (settings.txt), as a sweep file; a variant with options of its own is a file of its own.
 common="task = nmt
@@ -49,7 +49,7 @@ for f in main dirichlet gumbel rws; do
     grep -v '"id":"total"' | sed "s/^{/{\"file\":\"$f\",/" >>"$WORK/estimate.jsonl"
 done
 
-python3 - "$WORK/estimate.jsonl" "$LOGS" <<'PY'
+python3 - "$WORK/estimate.jsonl" "$RUNS" <<'PY'
 import json, sys, glob, os
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 fixed = {"dirichlet": "var-dirichlet", "gumbel": "var-gumbel", "rws": "var-rws"}
@@ -60,11 +60,11 @@ for r in rows:
 print("| variant | seed | updates | epochs | measured s/update | estimated s/update | error |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 errs = {}
-for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.train.jsonl"))):
-    done = [json.loads(l) for l in open(path) if '"event":"done"' in l]
+for run in sorted(glob.glob(os.path.join(sys.argv[2], "*", "")), key=lambda r: json.load(open(r + "run.json"))["index"]):
+    done = [json.loads(l) for l in open(run + "metrics.jsonl") if '"event":"done"' in l]
     if not done: continue
     d = done[-1]
-    attn, seed = d["attn"], os.path.basename(path).split("-s")[-1].split(".")[0]
+    attn, seed = d["attn"], json.load(open(run + "run.json"))["seed"]
     c = cost[attn]
     steps, epochs = d["steps"], d["epochs"]
     warm = min(c.get("warm_start", 0) or 0, steps)
