@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/paper_rows.hpp"
 #include "support/check_input_error.hpp"
 #include "support/cli_runner.hpp"
 #include "core/json.hpp"
@@ -21,7 +22,7 @@ using namespace lava;
 namespace {
 
 std::string tables_of(const std::string& dir) {
-  return paper_tables(read_paper_runs(find_run_dirs({dir}))).markdown();
+  return paper_tables(read_paper_runs(find_run_dirs({dir})), paper_rows_of_variants()).markdown();
 }
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -172,7 +173,7 @@ TEST_CASE("paper tables: bad input is one error naming the file and line") {
   const std::string other = write_paper_run(d.file("sweep"), "r2", twin);
   write_text(other + "/eval/test.jsonl", nmt_eval_row(10, 20));
   const std::vector<PaperRun> runs = read_paper_runs(find_run_dirs({d.dir.string()}));
-  check_input_error([&] { group_paper_runs(runs); }, other, "seed 1 of one table");
+  check_input_error([&] { group_paper_runs(runs, paper_rows_of_variants()); }, other, "seed 1 of one table");
   // Options of --tables.
   CHECK(run_lava("report " + d.dir.string() + " --tables nope").code == 2);
   CHECK(run_lava("report " + d.dir.string() + " --tables paper --format csv").code == 2);
