@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/command_line.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "cli/commands.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
@@ -241,7 +242,10 @@ int eval_nmt_command(const CommandLine& cl) {
 }  // namespace
 
 TaskCommands nmt_commands() {
-  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command};
+  // Every cross-checked variant with the mlp scorer and two layers, and the sparse ones again with 1.5-entmax.
+  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command,
+          {crosscheck::dump_nmt,
+           {{"{attn}-mlp", "--attn {attn} --score mlp --layers 2"}, {"{sparse}-entmax", "--attn {sparse} --alpha 1.5"}}}};
 }
 
 }  // namespace lava

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command_line.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
 #include "cli/task_registry.hpp"
@@ -210,7 +211,8 @@ int eval_vqa_command(const CommandLine& cl) {
 }  // namespace
 
 TaskCommands vqa_commands() {
-  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command};
+  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command,
+          {crosscheck::dump_vqa, {{"{attn}", "--attn {attn}"}}}};
 }
 
 }  // namespace lava
