@@ -64,6 +64,11 @@ TEST_CASE("task registry: dispatch by --task, the first task by default; unknown
   const std::set<std::string> options = train_option_names(tasks, "two");
   for (const char* o : {"task", "fake-size", "seed", "threads", "format", "config"}) CHECK_MESSAGE(options.count(o), o);
   CHECK_THROWS_AS(train_option_names(tasks, "three"), UsageError);
+  // The cross-checked tasks are those with a dump, in registry order.
+  CHECK(tasks.crosschecked().empty());
+  TaskCommands dumped = fake_task("three");
+  dumped.crosscheck.dump = [](const CommandLine&, const crosscheck::CrosscheckOptions&, const std::string&) { return 0; };
+  CHECK(TaskRegistry({fake_task("one"), dumped}).crosschecked() == std::vector<std::string>{"three"});
 }
 
 TEST_CASE("task registry: every task of lava is registered with its own training options") {
