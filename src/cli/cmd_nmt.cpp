@@ -65,8 +65,6 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
       ("data", po::value<std::string>(), "corpus directory")                                     //
       ("src", po::value<std::string>()->default_value("de"), "source language suffix")           //
       ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
-       attn_variant_list("nmt").c_str())  //
       ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here")  //
       ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
       ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
@@ -86,11 +84,6 @@ int train_nmt_command(const CommandLine& cl) {
   o.corpus.max_len = int(cl.get_int("max-len", 1, 100000));
   o.src_vocab.min_freq = o.tgt_vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
   o.src_vocab.max_vocab = o.tgt_vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
-  try {
-    o.model.attn = parse_attn_variant(cl.get_string("attn"), "nmt");
-  } catch (const UsageError& e) {
-    cl.fail(e.what());
-  }
   read_choice_table(cl, nmt_choice_options(), o.model);
   read_option_table(cl, nmt_model_options(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");

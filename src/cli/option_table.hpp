@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.hpp"
+#include "core/check.hpp"
 #include "train/choice_row.hpp"
 #include "train/option_row.hpp"
 
@@ -44,9 +45,16 @@ void add_choice_table(po::options_description& options, const ChoiceTable<S>& ta
 
 template <class S>
 void read_choice_table(const CommandLine& cl, const ChoiceTable<S>& table, S& out) {
-  for (const ChoiceRow<S>& row : table)
-    if (const std::string word = cl.get_string(row.name); !row.set(out, word))
-      cl.fail(fmt::format("--{}: '{}' is not one of {}", row.name, word, row.choices));
+  for (const ChoiceRow<S>& row : table) {
+    const std::string word = cl.get_string(row.name);
+    bool known = false;
+    try {
+      known = row.set(out, word);
+    } catch (const UsageError& e) {  // a row that says itself why the word is refused
+      cl.fail(e.what());
+    }
+    if (!known) cl.fail(fmt::format("--{}: '{}' is not one of {}", row.name, word, row.choices));
+  }
 }
 
 }  // namespace lava

@@ -29,6 +29,7 @@ const OptionTable<Seq2SeqConfig>& nmt_model_options() {
 const ChoiceTable<Seq2SeqConfig>& nmt_choice_options() {
   using C = Seq2SeqConfig;
   static const ChoiceTable<C> table = {
+      attn_choice_row(&C::attn, "nmt"),
       choice_row("score", &C::score, kNmtScoreNames, "prior scorer: {}"),
       choice_row("encoder", &C::encoder, kNmtEncoderNames,
                  "{} (embedding: x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)"),
@@ -194,9 +195,8 @@ RunIdentity NmtTask::identity() const {
   for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
     for (const SentencePair& p : *pairs) h.add_vector(p.src).add_vector(p.tgt);
   const Seq2SeqConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name}};
-  const RunIdentity choices = choice_identity(nmt_choice_options(), m), sizes = option_identity(nmt_model_options(), m);
-  id.insert(id.end(), choices.begin(), choices.end());
+  RunIdentity id = choice_identity(nmt_choice_options(), m);
+  const RunIdentity sizes = option_identity(nmt_model_options(), m);
   id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());

@@ -37,7 +37,7 @@ struct NmtTrainOptions {
 
 // The model's size options (Seq2SeqConfig): `lava train --task nmt` adds them, and they are part of a run's identity.
 const OptionTable<Seq2SeqConfig>& nmt_model_options();
-// Its choice options (the scorer, the encoder), likewise.
+// Its choice options (the attention variant, the scorer, the encoder), likewise.
 const ChoiceTable<Seq2SeqConfig>& nmt_choice_options();
 
 TrainResult train_nmt(const NmtTrainOptions& opt);
