@@ -144,7 +144,7 @@ int dump_seqvae(const CommandLine& cl, const CrosscheckOptions& o, const std::st
   Tape<float> tape;
   std::map<std::string, std::string> meta = cfg.to_metadata();
   meta["task"] = "seqvae";
-  meta["attn"] = "soft";
+  meta["attn"] = enum_name(kDecoderAttentionNames, cfg.dec_attn);  // the decoder's attention, the dump's label
   const auto evaluate = [&](const std::string& when) {
     AttentionEvalSums sums;
     for (int k = 0; k < o.batches; ++k) {
