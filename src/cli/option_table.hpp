@@ -27,7 +27,9 @@ void read_option_table(const CommandLine& cl, const OptionTable<S>& table, S& ou
     std::visit(
         [&](auto field) {
           using T = std::remove_reference_t<decltype(out.*field)>;
-          if constexpr (std::is_integral_v<T>)
+          if constexpr (std::is_same_v<T, std::string>)
+            out.*field = cl.get_string(row.name);
+          else if constexpr (std::is_integral_v<T>)
             out.*field = T(cl.get_int(row.name, int64_t(row.lo), row.hi >= 9.2e18 ? INT64_MAX : int64_t(row.hi)));
           else
             out.*field = T(cl.get_double(row.name, row.lo, row.hi));
