@@ -140,38 +140,34 @@ bench: deps torch-deps
 	  --shapes $(BENCH_CHUNK_SHAPES)
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (tests/README.md): for
-# every variant of the translation and VQA models, and the sequence VAE, from one initial model, the loss and every gradient at the first step, 200 Adam updates on fixed
-# batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
+# every task and variant it implements, from one initial model, the loss and every gradient at the first step, 200
+# Adam updates on fixed batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
 # `crosscheck: N passed, M failed` and fails if any check does. The files are checked one per core (--jobs), each
 # in a one-thread process, and their lines printed in the files' order. Debian's torch reads libblas.so.3, which is
 # OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, tens of times slower on large products);
 # OPENBLAS_NUM_THREADS=1, since torch.set_num_threads(1) does not reach OpenBLAS, which keeps a thread per core.
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
-# The variants come from the registry (`lava crosscheck-dump --list-variants`: those the reference implements), each
-# with the mlp scorer and two layers, plus these runs ATTN:SCORE with one layer.
+# The tasks and their runs come from the task registry (`lava crosscheck-dump --list-tasks`, and `--list-runs` of
+# each: a line FILE-STEM OPTIONS per dump, one per variant the reference implements for the task where the task's
+# runs go over the variants), plus these translation runs ATTN:SCORE with one layer.
 CROSSCHECK_SCORES := soft:general marginal:dot var-enum:dot
-# The sparse variants again with 1.5-entmax (--alpha 1.5) in place of sparsemax, mlp scorer, two layers.
-CROSSCHECK_ENTMAX := sparse-marginal var-sparse
 crosscheck:
 	@$(MAKE) --no-print-directory deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	@readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 | grep -q openblas || \
 	  echo "crosscheck: warning: libblas.so.3 is not OpenBLAS; torch runs on reference BLAS"
 	@rm -rf $(CROSSCHECK_DIR) && mkdir -p $(CROSSCHECK_DIR)
-	@for run in $$($(BUILD)/lava crosscheck-dump --task nmt --list-variants) $(CROSSCHECK_SCORES); do \
-	  attn=$${run%%:*}; score=mlp; layers=2; case $$run in *:*) score=$${run#*:}; layers=1;; esac; \
-	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers $$layers --quiet \
+	@tasks=$$($(BUILD)/lava crosscheck-dump --list-tasks) || exit 1; \
+	for task in $$tasks; do \
+	  runs=$$($(BUILD)/lava crosscheck-dump --task $$task --list-runs) || exit 1; \
+	  echo "$$runs" | while read -r stem options; do \
+	    $(BUILD)/lava crosscheck-dump $$options --quiet --out $(CROSSCHECK_DIR)/$$stem.safetensors || exit 1; \
+	  done || exit 1; \
+	done
+	@for run in $(CROSSCHECK_SCORES); do \
+	  attn=$${run%%:*}; score=$${run#*:}; \
+	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers 1 --quiet \
 	    --out $(CROSSCHECK_DIR)/nmt-$$attn-$$score.safetensors || exit 1; \
-	done
-	@for attn in $(CROSSCHECK_ENTMAX); do \
-	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --alpha 1.5 --quiet \
-	    --out $(CROSSCHECK_DIR)/nmt-$$attn-entmax.safetensors || exit 1; \
-	done
-	@for attn in $$($(BUILD)/lava crosscheck-dump --task vqa --list-variants); do \
-	  $(BUILD)/lava crosscheck-dump --task vqa --attn $$attn --quiet --out $(CROSSCHECK_DIR)/vqa-$$attn.safetensors || exit 1; \
-	done
-	@for layers in 1 2; do \
-	  $(BUILD)/lava crosscheck-dump --task seqvae --layers $$layers --quiet --out $(CROSSCHECK_DIR)/seqvae-$$layers.safetensors || exit 1; \
 	done
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
 

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/paper_row.hpp"
+
 namespace lava {
 
 class AttentionVariant;
@@ -33,6 +35,7 @@ struct AttnVariantInfo {
   // A variant that model files store as another's name plus a flag key set to "1" (the other's files carry "0").
   const char* stored_as = nullptr;
   const char* flag = nullptr;
+  PaperRow paper = {};  // the paper's row it reproduces, which `lava report --tables paper` prints beside it
 };
 
 // A handle on a registered variant; copies compare equal when they name the same one.

@@ -47,8 +47,6 @@ std::unique_ptr<CommandLine> caption_train_command_line() {
           kResumeHelp);
   add_data_options(*cl);
   cl->options().add_options()                                                                  //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
-       attn_variant_list("caption").c_str())  //
       ("alpha-reg", po::value<std::string>()->default_value("0"), "lambda of the doubly stochastic penalty")  //
       ("sat-reinforce", po::value<std::string>()->default_value("1"),
        "SAT hard attention: weight of the REINFORCE term")  //
@@ -58,6 +56,7 @@ std::unique_ptr<CommandLine> caption_train_command_line() {
       ("sat-baseline-decay", po::value<std::string>()->default_value("0.9"),
        "SAT hard attention: b <- decay b + (1 - decay) mean log f of the sampled words")  //
       ("eval-batch-size", po::value<std::string>()->default_value("128"), "captions per validation batch");
+  add_choice_table(cl->options(), caption_choice_options(), CaptionConfig());
   add_option_table(cl->options(), caption_model_options(), CaptionConfig());
   add_loop_options(cl->options(), CaptionTrainOptions().loop, "captions");
   add_variant_options(cl->options());
@@ -69,11 +68,7 @@ int train_caption_command(const CommandLine& cl) {
   if (!cl.has("data")) cl.fail("--data DIR (a `lava data scenes` directory) is required");
   o.data_dir = cl.get_string("data");
   if (cl.has("mnist")) o.mnist_dir = cl.get_string("mnist");
-  try {
-    parse_caption_attn(cl.get_string("attn"), o.model);
-  } catch (const UsageError& e) {
-    cl.fail(e.what());
-  }
+  read_choice_table(cl, caption_choice_options(), o.model);
   read_option_table(cl, caption_model_options(), o.model);
   VariantConfig unused;
   read_variant_options(cl, unused, o.objective.objective);

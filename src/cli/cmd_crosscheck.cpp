@@ -14,11 +14,13 @@
 // log_lik, elbo, kl, kl_posterior, entropy, correct) of the initial and the trained model, exact and K-max (the
 // random batches themselves, or the corpus's test split).
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/crosscheck_dump.hpp"
+#include "cli/task_registry.hpp"
 #include "data/parallel_corpus.hpp"
 #include "core/check.hpp"
 #include "tasks/nmt/seq2seq.hpp"
@@ -106,14 +108,6 @@ void add_batch(std::vector<NamedTensor>& out, const std::string& n, const Batch&
   add_ints(out, n + "tgt_out", {b.B, b.T}, b.tgt_out);
   add_ints(out, n + "tgt_len", {b.B}, b.tgt_len);
 }
-
-}  // namespace lava::crosscheck
-
-namespace lava {
-
-using namespace crosscheck;
-
-namespace {
 
 int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   Seq2SeqConfig cfg;
@@ -205,26 +199,59 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   return 0;
 }
 
-// VQA on random questions: --batches batches of --batch-size questions of 1..--src-len words over --vocab words,
-// --regions regions of --features standard-normal features each, answers 1..--answers−1 (the last question of each
-// batch has an unseen answer: id 0, known 0). Evaluation: attention_eval's sums over the known answers, and the
-// questions whose predictive argmax is the answer (`lava eval --task vqa`'s accuracy); no K-max.
+// The runs of `task` that `make crosscheck` dumps (TaskCrosscheck::runs), one a line: "TASK-STEM --task TASK
+// OPTIONS", each "{attn}" or "{sparse}" run repeated for every such cross-checked variant of the task.
+std::string crosscheck_runs(const TaskCommands& task) {
+  std::string out;
+  for (const CrosscheckRun& run : task.crosscheck.runs) {
+    const std::string stem = run.stem, options = run.options;
+    const char* const placeholders[] = {"{attn}", "{sparse}"};
+    const char* placeholder = nullptr;
+    for (const char* p : placeholders)
+      if (stem.find(p) != std::string::npos || options.find(p) != std::string::npos) placeholder = p;
+    const auto line = [&](const std::string& attn) {
+      std::string s = stem, o = options;
+      if (placeholder) {
+        for (size_t at; (at = s.find(placeholder)) != std::string::npos;) s.replace(at, std::strlen(placeholder), attn);
+        for (size_t at; (at = o.find(placeholder)) != std::string::npos;) o.replace(at, std::strlen(placeholder), attn);
+      }
+      out += fmt::format("{}-{} --task {} {}\n", task.name, s, task.name, o);
+    };
+    if (!placeholder) {
+      line("");
+      continue;
+    }
+    for (AttnVariant v : attn_registry().for_task(task.name))
+      if (variant_info(v).crosscheck && (placeholder == placeholders[0] || variant_info(v).sparse))
+        line(variant_info(v).name);
+  }
+  return out;
+}
 
-}  // namespace
+}  // namespace lava::crosscheck
 
+namespace lava {
+
+using namespace crosscheck;
 
 int cmd_crosscheck_dump(int argc, char** argv) {
+  const std::vector<std::string> tasks = task_registry().crosschecked();
+  std::string task_help;
+  for (const std::string& t : tasks) task_help += (task_help.empty() ? "" : " | ") + t;
   CommandLine cl("crosscheck-dump", "lava crosscheck-dump --attn VARIANT --out FILE [options]",
                  "Writes what tools/torch_reference.py needs to recompute a small model independently: the initial\n"
                  "parameters, fixed random batches, LAVA's gradient at the first step, the noise of every step, the\n"
                  "loss of --steps Adam updates with dropout off, the trained parameters, and the evaluation sums\n"
                  "(exact and K-max) of the initial and trained model. `make crosscheck` runs it for every variant.");
   cl.options().add_options()                                                                            //
-      ("task", po::value<std::string>()->default_value("nmt"), "nmt | vqa | seqvae")                   //
+      ("task", po::value<std::string>()->default_value(tasks.front()), task_help.c_str())             //
       ("data", po::value<std::string>(), "train on this corpus's batches in lava train's order (test: eval)") //
       ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
-       crosschecked_variants("nmt", "|").c_str())  //
+       crosschecked_variants(tasks.front(), "|").c_str())  //
+      ("list-tasks", po::bool_switch(), "print the tasks the cross-check covers, one a line, and stop")  //
       ("list-variants", po::bool_switch(), "print the cross-checked variants of --task, one a line, and stop")  //
+      ("list-runs", po::bool_switch(),
+       "print the dumps make crosscheck writes for --task, one a line: FILE-STEM OPTIONS, and stop")  //
       ("out", po::value<std::string>(), "the safetensors file to write")                                //
       ("steps", po::value<std::string>()->default_value("200"), "Adam updates")                        //
       ("batches", po::value<std::string>()->default_value("4"), "fixed batches, visited in turn")      //
@@ -250,10 +277,18 @@ int cmd_crosscheck_dump(int argc, char** argv) {
       ("clip", po::value<std::string>()->default_value("5"), "gradient clipping by global norm")       //
       ("init", po::value<std::string>()->default_value("0.5"), "initial parameters uniform in [-init, init]");
   if (!cl.parse(argc, argv)) return 0;
-  const std::string task = cl.get_choice("task", {"nmt", "vqa", "seqvae"});
+  const std::string task = cl.get_choice("task", tasks);
+  if (cl.vm()["list-tasks"].as<bool>()) {
+    for (const std::string& t : tasks) std::printf("%s\n", t.c_str());
+    return 0;
+  }
   if (cl.vm()["list-variants"].as<bool>()) {
-    std::printf("%s", crosschecked_variants(task, "\n").c_str());
-    if (task != "seqvae") std::printf("\n");
+    const std::string variants = crosschecked_variants(task, "\n");
+    std::printf("%s", variants.empty() ? "" : (variants + "\n").c_str());
+    return 0;
+  }
+  if (cl.vm()["list-runs"].as<bool>()) {
+    std::printf("%s", crosscheck_runs(task_registry().find(task)).c_str());
     return 0;
   }
   apply_thread_count(cl.common().threads);
@@ -269,8 +304,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
   o.clip = cl.get_double("clip", 0, 1e9);
   o.init = cl.get_double("init", 0, 10);
   o.seed = cl.common().seed;
-  if (task == "seqvae") return dump_seqvae(cl, o, cl.get_string("out"));
-  return task == "vqa" ? dump_vqa(cl, o, cl.get_string("out")) : dump_nmt(cl, o, cl.get_string("out"));
+  return task_registry().find(task).crosscheck.dump(cl, o, cl.get_string("out"));
 }
 
 }  // namespace lava

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/command_line.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "cli/commands.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
@@ -62,14 +63,8 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
           "DIR/attention-K.svg (prior vs exact posterior) and, with q, DIR/attention-K-q.svg (q vs posterior).");
   cl->options().add_options()                                                                    //
       ("data", po::value<std::string>(), "corpus directory")                                     //
-      ("src", po::value<std::string>()->default_value("de"), "source language suffix")           //
-      ("tgt", po::value<std::string>()->default_value("en"), "target language suffix")           //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
-       attn_variant_list("nmt").c_str())  //
-      ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here")  //
-      ("max-len", po::value<std::string>()->default_value("50"), "skip train/valid pairs longer than this")  //
-      ("min-freq", po::value<std::string>()->default_value("1"), "vocabulary: minimum count")    //
-      ("max-vocab", po::value<std::string>()->default_value("0"), "vocabulary: at most this many words per side");
+      ("plot", po::value<std::string>(), "after each epoch write learning curves and attention heatmaps (SVG) here");
+  add_option_table(cl->options(), nmt_corpus_options(), NmtCorpusOptions());
   add_choice_table(cl->options(), nmt_choice_options(), Seq2SeqConfig());
   add_option_table(cl->options(), nmt_model_options(), Seq2SeqConfig());
   add_loop_options(cl->options(), NmtTrainOptions().loop, "sentence pairs");
@@ -80,16 +75,7 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
 int train_nmt_command(const CommandLine& cl) {
   NmtTrainOptions o;
   o.corpus.dir = cl.get_string("data");
-  o.corpus.src_lang = cl.get_string("src");
-  o.corpus.tgt_lang = cl.get_string("tgt");
-  o.corpus.max_len = int(cl.get_int("max-len", 1, 100000));
-  o.src_vocab.min_freq = o.tgt_vocab.min_freq = cl.get_int("min-freq", 1, INT64_MAX);
-  o.src_vocab.max_vocab = o.tgt_vocab.max_vocab = int(cl.get_int("max-vocab", 0, 10000000));
-  try {
-    o.model.attn = parse_attn_variant(cl.get_string("attn"), "nmt");
-  } catch (const UsageError& e) {
-    cl.fail(e.what());
-  }
+  read_option_table(cl, nmt_corpus_options(), o.corpus);
   read_choice_table(cl, nmt_choice_options(), o.model);
   read_option_table(cl, nmt_model_options(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
@@ -241,7 +227,10 @@ int eval_nmt_command(const CommandLine& cl) {
 }  // namespace
 
 TaskCommands nmt_commands() {
-  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command};
+  // Every cross-checked variant with the mlp scorer and two layers, and the sparse ones again with 1.5-entmax.
+  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command,
+          {crosscheck::dump_nmt,
+           {{"{attn}-mlp", "--attn {attn} --score mlp --layers 2"}, {"{sparse}-entmax", "--attn {sparse} --alpha 1.5"}}}};
 }
 
 }  // namespace lava

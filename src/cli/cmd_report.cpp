@@ -5,6 +5,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/paper_rows.hpp"
 #include "cli/positional_args.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
@@ -20,11 +21,12 @@ int report_paper_tables(const std::vector<std::string>& dirs, OutputFormat forma
   std::vector<RunRecord> records;
   for (const PaperRun& r : runs) records.push_back(r.record);
   refuse_duplicate_runs(records);
-  const ReportDocument doc = paper_tables(runs);
+  const PaperRows paper = paper_rows_of_variants();
+  const ReportDocument doc = paper_tables(runs, paper);
   const std::string out = format == OutputFormat::json ? doc.json_lines() : doc.markdown();
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!plots.empty())
-    for (const std::string& f : write_paper_plots(plots, group_paper_runs(runs)))
+    for (const std::string& f : write_paper_plots(plots, group_paper_runs(runs, paper)))
       std::fprintf(stderr, "lava report: wrote %s\n", f.c_str());
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
 #include "cli/task_registry.hpp"
@@ -167,7 +168,9 @@ int eval_seqvae_command(const CommandLine& cl) {
 }  // namespace
 
 TaskCommands seqvae_commands() {
-  return {"seqvae", seqvae_train_command_line, train_seqvae_command, seqvae_eval_command_line, eval_seqvae_command};
+  // Soft attention in the decoder, with one and two LSTM layers.
+  return {"seqvae", seqvae_train_command_line, train_seqvae_command, seqvae_eval_command_line, eval_seqvae_command,
+          {crosscheck::dump_seqvae, {{"1", "--layers 1"}, {"2", "--layers 2"}}}};
 }
 
 }  // namespace lava

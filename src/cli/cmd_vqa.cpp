@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command_line.hpp"
+#include "cli/crosscheck_dump.hpp"
 #include "cli/loop_options.hpp"
 #include "cli/option_table.hpp"
 #include "cli/task_registry.hpp"
@@ -72,11 +73,10 @@ std::unique_ptr<CommandLine> vqa_train_command_line() {
           kResumeHelp);
   add_data_options(*cl);
   cl->options().add_options()                                                                              //
-      ("attn", po::value<std::string>()->default_value(variant_info(AttnVariant()).name),
-       attn_variant_list("vqa").c_str())  //
       ("plot", po::value<std::string>(), "write learning curves and attention pictures (SVG) into DIR")   //
       ("plot-questions", po::value<std::string>()->default_value("6"), "validation questions to picture")  //
       ("eval-batch-size", po::value<std::string>()->default_value("256"), "questions per validation batch");
+  add_choice_table(cl->options(), vqa_choice_options(), VqaConfig());
   add_option_table(cl->options(), vqa_model_options(), VqaConfig());
   add_loop_options(cl->options(), VqaTrainOptions().loop, "questions");
   add_variant_options(cl->options());
@@ -86,11 +86,7 @@ std::unique_ptr<CommandLine> vqa_train_command_line() {
 int train_vqa_command(const CommandLine& cl) {
   VqaTrainOptions o;
   o.data = data_options(cl);
-  try {
-    o.model.attn = parse_attn_variant(cl.get_string("attn"), "vqa");
-  } catch (const UsageError& e) {
-    cl.fail(e.what());
-  }
+  read_choice_table(cl, vqa_choice_options(), o.model);
   read_option_table(cl, vqa_model_options(), o.model);
   read_variant_options(cl, o.model.variant, o.objective);
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
@@ -210,7 +206,8 @@ int eval_vqa_command(const CommandLine& cl) {
 }  // namespace
 
 TaskCommands vqa_commands() {
-  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command};
+  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command,
+          {crosscheck::dump_vqa, {{"{attn}", "--attn {attn}"}}}};
 }
 
 }  // namespace lava

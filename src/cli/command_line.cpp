@@ -114,9 +114,13 @@ int64_t CommandLine::get_int(const std::string& name, int64_t lo, int64_t hi) co
 }
 
 std::string CommandLine::get_choice(const std::string& name, std::initializer_list<const char*> allowed) const {
+  return get_choice(name, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+std::string CommandLine::get_choice(const std::string& name, const std::vector<std::string>& allowed) const {
   const std::string s = get_string(name);
   std::string list;
-  for (const char* a : allowed) {
+  for (const std::string& a : allowed) {
     if (s == a) return s;
     if (!list.empty()) list += '|';
     list += a;

@@ -45,6 +45,7 @@ class CommandLine {
   std::string get_string(const std::string& name) const;
   // One of a fixed set of words, e.g. --attn soft|marginal|...
   std::string get_choice(const std::string& name, std::initializer_list<const char*> allowed) const;
+  std::string get_choice(const std::string& name, const std::vector<std::string>& allowed) const;
   // The same for an enum with a table of names (core/enum_names.hpp).
   template <class E, size_t N>
   E get_enum(const std::string& name, const EnumName<E> (&names)[N]) const {

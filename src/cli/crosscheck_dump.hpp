@@ -74,6 +74,8 @@ std::vector<float> train_and_record(std::vector<NamedTensor>& out, ParamStore<fl
 
 // --alpha: the sparse variants' α-entmax, 2 or 1.5.
 float sparse_alpha(const CommandLine& cl);
+// The three tasks' dumps (TaskCrosscheck::dump).
+int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path);
 int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path);
 int dump_seqvae(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path);
 

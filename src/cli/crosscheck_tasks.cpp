@@ -9,6 +9,10 @@
 
 namespace lava::crosscheck {
 
+// VQA on random questions: --batches batches of --batch-size questions of 1..--src-len words over --vocab words,
+// --regions regions of --features standard-normal features each, answers 1..--answers−1 (the last question of each
+// batch has an unseen answer: id 0, known 0). Evaluation: attention_eval's sums over the known answers, and the
+// questions whose predictive argmax is the answer (`lava eval --task vqa`'s accuracy); no K-max.
 int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::string& out_path) {
   VqaConfig cfg;
   cfg.attn = parse_attn_variant(cl.get_string("attn"), "vqa");
@@ -140,7 +144,7 @@ int dump_seqvae(const CommandLine& cl, const CrosscheckOptions& o, const std::st
   Tape<float> tape;
   std::map<std::string, std::string> meta = cfg.to_metadata();
   meta["task"] = "seqvae";
-  meta["attn"] = "soft";
+  meta["attn"] = enum_name(kDecoderAttentionNames, cfg.dec_attn);  // the decoder's attention, the dump's label
   const auto evaluate = [&](const std::string& when) {
     AttentionEvalSums sums;
     for (int k = 0; k < o.batches; ++k) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.hpp"
+#include "core/check.hpp"
 #include "train/choice_row.hpp"
 #include "train/option_row.hpp"
 
@@ -26,7 +27,9 @@ void read_option_table(const CommandLine& cl, const OptionTable<S>& table, S& ou
     std::visit(
         [&](auto field) {
           using T = std::remove_reference_t<decltype(out.*field)>;
-          if constexpr (std::is_integral_v<T>)
+          if constexpr (std::is_same_v<T, std::string>)
+            out.*field = cl.get_string(row.name);
+          else if constexpr (std::is_integral_v<T>)
             out.*field = T(cl.get_int(row.name, int64_t(row.lo), row.hi >= 9.2e18 ? INT64_MAX : int64_t(row.hi)));
           else
             out.*field = T(cl.get_double(row.name, row.lo, row.hi));
@@ -44,9 +47,16 @@ void add_choice_table(po::options_description& options, const ChoiceTable<S>& ta
 
 template <class S>
 void read_choice_table(const CommandLine& cl, const ChoiceTable<S>& table, S& out) {
-  for (const ChoiceRow<S>& row : table)
-    if (const std::string word = cl.get_string(row.name); !row.set(out, word))
-      cl.fail(fmt::format("--{}: '{}' is not one of {}", row.name, word, row.choices));
+  for (const ChoiceRow<S>& row : table) {
+    const std::string word = cl.get_string(row.name);
+    bool known = false;
+    try {
+      known = row.set(out, word);
+    } catch (const UsageError& e) {  // a row that says itself why the word is refused
+      cl.fail(e.what());
+    }
+    if (!known) cl.fail(fmt::format("--{}: '{}' is not one of {}", row.name, word, row.choices));
+  }
 }
 
 }  // namespace lava

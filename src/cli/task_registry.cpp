@@ -49,6 +49,13 @@ std::string TaskRegistry::names(std::string_view separator) const {
   return out;
 }
 
+std::vector<std::string> TaskRegistry::crosschecked() const {
+  std::vector<std::string> out;
+  for (const TaskCommands& t : tasks_)
+    if (t.crosscheck.dump) out.emplace_back(t.name);
+  return out;
+}
+
 namespace {
 
 // The task's command line for `verb`, with --task (its help lists every task).

@@ -1,7 +1,7 @@
 #pragma once
 // The tasks of `lava train` and `lava eval`. A task is its folder under src/tasks/, its commands (a TaskCommands,
-// in cli/cmd_<task>.cpp) and one line in task_registry.cpp; dispatch, --task's help and the sweep's list of tasks
-// and of their training options all come from here.
+// in cli/cmd_<task>.cpp) and one line in task_registry.cpp; dispatch, --task's help, the sweep's list of tasks and
+// of their training options, and `lava crosscheck-dump`'s tasks and `make crosscheck`'s runs all come from here.
 #include <memory>
 #include <set>
 #include <string>
@@ -12,6 +12,25 @@
 
 namespace lava {
 
+namespace crosscheck {
+struct CrosscheckOptions;
+}
+
+// One dump `make crosscheck` writes: the file TASK-STEM.safetensors from `lava crosscheck-dump --task TASK OPTIONS`.
+// "{attn}" in both makes one run per variant tools/torch_reference.py implements for the task
+// (AttnVariantInfo::crosscheck), "{sparse}" one per such variant with a sparse p or q (AttnVariantInfo::sparse).
+struct CrosscheckRun {
+  const char* stem;
+  const char* options;
+};
+
+// The task's model in tools/torch_reference.py; a task without one has no dump.
+struct TaskCrosscheck {
+  // Writes the dump of one small model of the task to `out` (cli/crosscheck_dump.hpp); returns the exit code.
+  int (*dump)(const CommandLine& parsed, const crosscheck::CrosscheckOptions& o, const std::string& out) = nullptr;
+  std::vector<CrosscheckRun> runs;
+};
+
 struct TaskCommands {
   const char* name;
   // The task's `lava train` command line, its options declared (--task is added by the registry), not yet parsed.
@@ -19,6 +38,7 @@ struct TaskCommands {
   int (*train)(const CommandLine& parsed);  // trains; returns the exit code
   std::unique_ptr<CommandLine> (*eval_command_line)();
   int (*eval)(const CommandLine& parsed);
+  TaskCrosscheck crosscheck = {};
 };
 
 class TaskRegistry {
@@ -30,6 +50,8 @@ class TaskRegistry {
   const TaskCommands& default_task() const { return tasks_.front(); }
   std::vector<std::string> names() const;
   std::string names(std::string_view separator) const;  // "nmt, vqa, ..." with separator ", "
+  // The tasks with a model in tools/torch_reference.py (TaskCrosscheck::dump), in registry order.
+  std::vector<std::string> crosschecked() const;
 
  private:
   std::vector<TaskCommands> tasks_;

@@ -1,27 +1,34 @@
 #pragma once
-// The paper's published numbers (Deng et al. 2018, Tables 1, 2 and 3), as src/method.md §6 gives them: reference
-// data that `lava report --tables paper` prints beside LAVA's figures. One row per `--attn` variant the paper has, in
-// the paper's row order, which is also the order of the report's rows.
+// The paper's rows (Deng et al. 2018, Tables 1, 2 and 3; src/method.md §6) that `lava report --tables paper` prints
+// beside LAVA's figures: one per --attn variant that reproduces a row of the paper. The variants declare them
+// (core/paper_row.hpp); the command that prints the tables hands them over as this list, so that the report knows
+// no variant by name.
 #include <string>
 #include <vector>
 
+#include "core/paper_row.hpp"
+
 namespace lava {
 
-struct PaperFigures {
-  const char* attn;       // the --attn variant that implements the row
-  const char* model;      // the paper's row name
-  const char* objective;  // the objective it trains
-  const char* estimator;  // E: how the expectation is computed (Enum, Sample, Relaxed, ...)
-  // Translation (IWSLT14 de-en): Table 1 PPL and BLEU, Table 3's prior entropy, Table 2's K-max (K = 5) PPL and
-  // BLEU. NaN where the paper has no figure.
-  double nmt_ppl, nmt_bleu, nmt_entropy, nmt_ppl_kmax, nmt_bleu_kmax;
-  // VQA 2.0: Table 1 NLL and VQA score, Table 3's prior entropy.
-  double vqa_nll, vqa_eval, vqa_entropy;
+struct PaperVariantRow {
+  std::string attn;  // the --attn variant that implements the row
+  PaperRow paper;
 };
 
-// Every row, in the paper's order.
-const std::vector<PaperFigures>& paper_figures();
-// The row of `attn`, or nullptr when the paper has none.
-const PaperFigures* paper_figures_of(const std::string& attn);
+class PaperRows {
+ public:
+  PaperRows() = default;  // no paper rows: every variant is a row by its name
+  // Rows with rank 0 are left out. std::logic_error when two rows name one variant or share a rank or an
+  // inference rank.
+  explicit PaperRows(std::vector<PaperVariantRow> rows);
+  const std::vector<PaperVariantRow>& all() const { return rows_; }  // in the paper's order (rank)
+  // The row of `attn`, or nullptr when the paper has none.
+  const PaperRow* of(const std::string& attn) const;
+  // Table 3's inference alternatives, in its order (inference rank).
+  std::vector<const PaperVariantRow*> inference() const;
+
+ private:
+  std::vector<PaperVariantRow> rows_;
+};
 
 }  // namespace lava

@@ -9,18 +9,17 @@
 
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
-#include "report/paper_figures.hpp"
 #include "report/paper_tables.hpp"
 
 namespace lava {
 
 std::vector<std::string> RunGroup::variants() const {
   std::vector<std::string> out;
-  for (const PaperFigures& p : paper_figures())
+  for (const PaperVariantRow& p : paper->all())
     if (!runs_of(p.attn).empty()) out.push_back(p.attn);
   std::set<std::string> others;
   for (const PaperRun* r : runs)
-    if (!paper_figures_of(r->attn)) others.insert(r->attn);
+    if (!paper->of(r->attn)) others.insert(r->attn);
   out.insert(out.end(), others.begin(), others.end());
   return out;
 }
@@ -57,8 +56,9 @@ void refuse_repeated_seeds(const RunGroup& g) {
 
 }  // namespace
 
-PaperGroups group_paper_runs(const std::vector<PaperRun>& runs) {
+PaperGroups group_paper_runs(const std::vector<PaperRun>& runs, const PaperRows& paper) {
   PaperGroups g;
+  g.nmt.paper = &paper;
   std::map<std::string, RunGroup> mixes;
   for (const PaperRun& r : runs) {
     const std::string* data = r.option("data");
@@ -70,6 +70,7 @@ PaperGroups group_paper_runs(const std::vector<PaperRun>& runs) {
       const std::string label = mix_label(data ? *data : "");
       RunGroup& m = mixes[label];
       m.label = label;
+      m.paper = &paper;
       if (m.data.empty() && data) m.data = *data;
       m.runs.push_back(&r);
     }
@@ -117,8 +118,8 @@ void add_compute_table(ReportDocument& doc, const std::vector<PaperRun>& runs) {
       "the slower time), the figures above do not.");
 }
 
-ReportDocument paper_tables(const std::vector<PaperRun>& runs) {
-  const PaperGroups g = group_paper_runs(runs);
+ReportDocument paper_tables(const std::vector<PaperRun>& runs, const PaperRows& paper) {
+  const PaperGroups g = group_paper_runs(runs, paper);
   ReportDocument doc;
   doc.text("# The paper's tables, reproduced");
   doc.text(

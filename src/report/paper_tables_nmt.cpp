@@ -14,15 +14,11 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Table 3's inference alternatives for variational attention, with var-enum for reference (src/method.md §2, §2.2).
-const std::vector<std::string> kInferenceRows = {"var-enum", "var-sample", "var-rws", "var-gumbel"};
-
-double paper_or_nan(const PaperFigures* p, double PaperFigures::*field) { return p ? p->*field : kNaN; }
+double paper_or_nan(const PaperRow* p, double PaperRow::*field) { return p ? p->*field : kNaN; }
 
 // The paper's "Model | Objective | E" cells of a row (the variant's name alone when the paper has no such row), E
 // followed by e_suffix.
-void lead_cells(std::vector<ReportCell>& row, const std::string& attn, const std::string& e_suffix) {
-  const PaperFigures* p = paper_figures_of(attn);
+void lead_cells(std::vector<ReportCell>& row, const PaperRow* p, const std::string& attn, const std::string& e_suffix) {
   row.push_back(text_cell("model", p ? p->model : attn));
   row.push_back(text_cell("objective", p ? p->objective : ""));
   row.push_back(text_cell("estimator", std::string(p ? p->estimator : "") + e_suffix));
@@ -65,18 +61,18 @@ void add_table1(ReportDocument& doc, const RunGroup& g) {
     t.add_column(h, true);
   for (const std::string& attn : g.variants()) {
     const std::vector<const PaperRun*> runs = g.runs_of(attn);
-    const PaperFigures* p = paper_figures_of(attn);
+    const PaperRow* p = g.paper->of(attn);
     std::string nan;
     for (const PaperRun* r : runs)
       if (const JsonValue* v = r->done ? r->done->find("nan") : nullptr; v && v->kind() == JsonValue::Kind::boolean && v->boolean())
         nan += fmt::format(" (NaN in training, seed {})", r->record.seed);
     std::vector<ReportCell> row;
-    lead_cells(row, attn, nan);
+    lead_cells(row, p, attn, nan);
     row.push_back(attn_cell(attn));
     row.push_back(stat_cell("ppl", test_stat(runs, "ppl"), "%.2f"));
-    row.push_back(paper_cell("ppl", paper_or_nan(p, &PaperFigures::nmt_ppl)));
+    row.push_back(paper_cell("ppl", paper_or_nan(p, &PaperRow::nmt_ppl)));
     row.push_back(stat_cell("bleu", test_stat(runs, "bleu"), "%.2f"));
-    row.push_back(paper_cell("bleu", paper_or_nan(p, &PaperFigures::nmt_bleu)));
+    row.push_back(paper_cell("bleu", paper_or_nan(p, &PaperRow::nmt_bleu)));
     row.push_back(stat_cell("elbo", test_stat(runs, "elbo"), "%.3f"));
     row.push_back(stat_cell("kl", test_stat(runs, "kl"), "%.3f"));
     row.push_back(stat_cell("kl_gap", test_stat(runs, "kl_gap"), "%.4f"));
@@ -178,7 +174,7 @@ void add_table2(ReportDocument& doc, const RunGroup& g, int64_t k) {
     t.add_column(h, true);
   double beam = kNaN;
   for (const std::string& attn : g.variants()) {
-    const PaperFigures* p = paper_figures_of(attn);
+    const PaperRow* p = g.paper->of(attn);
     const std::vector<const PaperRun*> runs = g.runs_of(attn);
     // Both columns of a row average the same models: the seeds with a K-max evaluation.
     std::vector<double> ppl, ppl_k, bleu, bleu_k;
@@ -200,19 +196,19 @@ void add_table2(ReportDocument& doc, const RunGroup& g, int64_t k) {
     row.push_back(attn_cell(attn));
     row.push_back(stat_cell("ppl", seed_stat(ppl), "%.2f"));
     row.push_back(stat_cell("ppl_kmax", seed_stat(ppl_k), "%.2f"));
-    row.push_back(ReportCell{format_figure(paper_or_nan(p, &PaperFigures::nmt_ppl), "%.2f") + " / " +
-                                 format_figure(paper_or_nan(p, &PaperFigures::nmt_ppl_kmax), "%.2f"),
+    row.push_back(ReportCell{format_figure(paper_or_nan(p, &PaperRow::nmt_ppl), "%.2f") + " / " +
+                                 format_figure(paper_or_nan(p, &PaperRow::nmt_ppl_kmax), "%.2f"),
                              {}});
-    for (const auto& [key, field] : {std::pair{"paper_ppl", &PaperFigures::nmt_ppl}, {"paper_ppl_kmax", &PaperFigures::nmt_ppl_kmax}}) {
+    for (const auto& [key, field] : {std::pair{"paper_ppl", &PaperRow::nmt_ppl}, {"paper_ppl_kmax", &PaperRow::nmt_ppl_kmax}}) {
       const double x = paper_or_nan(p, field);
       row.back().json.emplace_back(key, std::isnan(x) ? JsonValue() : JsonValue(x));
     }
     row.push_back(stat_cell("bleu", seed_stat(bleu), "%.2f"));
     row.push_back(stat_cell("bleu_kmax", seed_stat(bleu_k), "%.2f"));
-    row.push_back(ReportCell{format_figure(paper_or_nan(p, &PaperFigures::nmt_bleu), "%.2f") + " / " +
-                                 format_figure(paper_or_nan(p, &PaperFigures::nmt_bleu_kmax), "%.2f"),
+    row.push_back(ReportCell{format_figure(paper_or_nan(p, &PaperRow::nmt_bleu), "%.2f") + " / " +
+                                 format_figure(paper_or_nan(p, &PaperRow::nmt_bleu_kmax), "%.2f"),
                              {}});
-    for (const auto& [key, field] : {std::pair{"paper_bleu", &PaperFigures::nmt_bleu}, {"paper_bleu_kmax", &PaperFigures::nmt_bleu_kmax}}) {
+    for (const auto& [key, field] : {std::pair{"paper_bleu", &PaperRow::nmt_bleu}, {"paper_bleu_kmax", &PaperRow::nmt_bleu_kmax}}) {
       const double x = paper_or_nan(p, field);
       row.back().json.emplace_back(key, std::isnan(x) ? JsonValue() : JsonValue(x));
     }
@@ -234,6 +230,26 @@ std::string option_of(const RunGroup& g, const std::string& attn, const std::str
   return "–";
 }
 
+// Table 3's text on the inference rows' settings: "ATTN NOTE, ATTN NOTE", each note's "{KEY}" replaced by the first
+// value of option KEY among the row's runs (PaperRow::inference_note); "" when no row has a note.
+std::string inference_notes(const RunGroup& g) {
+  std::string out;
+  for (const PaperVariantRow* r : g.paper->inference()) {
+    const char* note = r->paper.inference_note;
+    if (!note) continue;
+    std::string text = note;
+    for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open)) {
+      const size_t close = text.find('}', open);
+      if (close == std::string::npos) break;
+      const std::string value = option_of(g, r->attn, text.substr(open + 1, close - open - 1));
+      text.replace(open, close - open + 1, value);
+      open += value.size();
+    }
+    out += (out.empty() ? "" : ", ") + r->attn + " " + text;
+  }
+  return out;
+}
+
 void add_table3(ReportDocument& doc, const PaperGroups& pg) {
   const RunGroup& g = pg.nmt;
   doc.text("## Table 3: inference alternatives and prior entropy");
@@ -242,24 +258,25 @@ void add_table3(ReportDocument& doc, const PaperGroups& pg) {
   t.add_column("Model", false);
   t.add_column("`--attn`", false);
   for (const char* h : {"PPL", "paper PPL", "BLEU", "paper BLEU", "KL(q‖p)", "seeds"}) t.add_column(h, true);
-  for (const std::string& attn : kInferenceRows) {
+  for (const PaperVariantRow* inference : pg.nmt.paper->inference()) {
+    const std::string& attn = inference->attn;
     const std::vector<const PaperRun*> runs = g.runs_of(attn);
     if (runs.empty()) continue;
-    const PaperFigures* p = paper_figures_of(attn);
+    const PaperRow* p = &inference->paper;
     std::vector<ReportCell> row;
     row.push_back(text_cell("model", p ? p->model : attn));
     row.push_back(attn_cell(attn));
     row.push_back(stat_cell("ppl", test_stat(runs, "ppl"), "%.2f"));
-    row.push_back(paper_cell("ppl", paper_or_nan(p, &PaperFigures::nmt_ppl)));
+    row.push_back(paper_cell("ppl", paper_or_nan(p, &PaperRow::nmt_ppl)));
     row.push_back(stat_cell("bleu", test_stat(runs, "bleu"), "%.2f"));
-    row.push_back(paper_cell("bleu", paper_or_nan(p, &PaperFigures::nmt_bleu)));
+    row.push_back(paper_cell("bleu", paper_or_nan(p, &PaperRow::nmt_bleu)));
     row.push_back(stat_cell("kl", test_stat(runs, "kl"), "%.3f"));
     row.push_back(seeds_cell(with_test_eval(runs), runs.size()));
     t.rows.push_back(std::move(row));
   }
   doc.table(std::move(t));
-  doc.text(fmt::format("var-rws draws K = {} samples from q, var-gumbel relaxes at τ = {} (src/method.md §2, §2.2).",
-                       option_of(g, "var-rws", "samples"), option_of(g, "var-gumbel", "temperature")));
+  if (const std::string notes = inference_notes(g); !notes.empty())
+    doc.text(notes + " (src/method.md §2, §2.2).");
 
   ReportTable e;
   e.name = "prior-entropy";
@@ -269,18 +286,20 @@ void add_table3(ReportDocument& doc, const PaperGroups& pg) {
   e.add_column("paper", true);
   for (const RunGroup& mix : pg.vqa) e.add_column("VQA, " + mix.label + " mix", true);
   e.add_column("paper", true);
-  for (const PaperFigures& p : paper_figures()) {
+  for (const PaperVariantRow& row_of : pg.nmt.paper->all()) {
+    const PaperRow& p = row_of.paper;
+    const std::string& attn = row_of.attn;
     if (std::isnan(p.nmt_entropy)) continue;
-    bool any = !g.runs_of(p.attn).empty();
-    for (const RunGroup& mix : pg.vqa) any = any || !mix.runs_of(p.attn).empty();
+    bool any = !g.runs_of(attn).empty();
+    for (const RunGroup& mix : pg.vqa) any = any || !mix.runs_of(attn).empty();
     if (!any) continue;
     std::vector<ReportCell> row;
     row.push_back(text_cell("model", p.model));
-    row.push_back(attn_cell(p.attn));
-    row.push_back(stat_cell("nmt_entropy", test_stat(g.runs_of(p.attn), "entropy"), "%.2f"));
+    row.push_back(attn_cell(attn));
+    row.push_back(stat_cell("nmt_entropy", test_stat(g.runs_of(attn), "entropy"), "%.2f"));
     row.push_back(paper_cell("nmt_entropy", p.nmt_entropy));
     for (const RunGroup& mix : pg.vqa)
-      row.push_back(stat_cell("vqa_" + mix.label + "_entropy", test_stat(mix.runs_of(p.attn), "entropy"), "%.2f"));
+      row.push_back(stat_cell("vqa_" + mix.label + "_entropy", test_stat(mix.runs_of(attn), "entropy"), "%.2f"));
     row.push_back(paper_cell("vqa_entropy", p.vqa_entropy));
     e.rows.push_back(std::move(row));
   }

@@ -99,18 +99,18 @@ std::string baselines(const RunGroup& g) {
                      100 * v["test_majority_accuracy"], 100 * v["test_question_only_oracle"]);
 }
 
-ReportCell paper_vqa(const PaperFigures* p, const char* key, double PaperFigures::*field) {
+ReportCell paper_vqa(const PaperRow* p, const char* key, double PaperRow::*field) {
   return paper_cell(key, p ? p->*field : kNaN);
 }
 
 // The cells a question view's row shares in every VQA table: NLL, the paper's NLL, accuracy (%), the paper's VQA
 // score, −ELBO and the KL gap, each mean ± sd over the runs' evaluations of that view.
 void add_view_cells(std::vector<ReportCell>& row, const std::vector<const PaperRun*>& runs, const std::string& view,
-                    const PaperFigures* p) {
+                    const PaperRow* p) {
   row.push_back(stat_cell("nll", view_stat(runs, view, "nll"), "%.3f"));
-  row.push_back(paper_vqa(p, "nll", &PaperFigures::vqa_nll));
+  row.push_back(paper_vqa(p, "nll", &PaperRow::vqa_nll));
   row.push_back(stat_cell("accuracy", view_stat(runs, view, "accuracy", 100), "%.2f"));
-  row.push_back(paper_vqa(p, "eval", &PaperFigures::vqa_eval));
+  row.push_back(paper_vqa(p, "eval", &PaperRow::vqa_eval));
   row.push_back(stat_cell("neg_elbo", view_stat(runs, view, "elbo", -1), "%.3f"));
   row.push_back(stat_cell("kl_gap", view_stat(runs, view, "kl_gap"), "%.4f"));
 }
@@ -130,7 +130,7 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
   for (const char* h : {"epoch", "update", "best epoch", "train time", "seeds ok"}) t.add_column(h, true);
   for (const std::string& attn : variants) {
     const std::vector<const PaperRun*> runs = g.runs_of(attn);
-    const PaperFigures* p = paper_figures_of(attn);
+    const PaperRow* p = g.paper->of(attn);
     std::vector<ReportCell> row;
     row.push_back(text_cell("model", p ? p->model : attn));
     row.push_back(text_cell("objective", p ? p->objective : ""));
@@ -165,7 +165,7 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
     s.add_column(h, true);
   for (const std::string& attn : variants) {
     const std::vector<const PaperRun*> runs = g.runs_of(attn);
-    const PaperFigures* p = paper_figures_of(attn);
+    const PaperRow* p = g.paper->of(attn);
     std::vector<ReportCell> row;
     row.push_back(text_cell("model", p ? p->model : attn));
     row.front().json.emplace_back("attn", JsonValue(attn));
@@ -211,8 +211,8 @@ void add_mix(ReportDocument& doc, const RunGroup& g) {
   std::vector<ReportCell> paper{text_cell("qtype", "paper, all questions (VQA 2.0)"), text_cell("", ""), text_cell("", "")};
   paper.front().json.emplace_back("mix", JsonValue(g.label));
   for (const std::string& attn : variants) {
-    const PaperFigures* p = paper_figures_of(attn);
-    const ReportCell e = paper_vqa(p, "eval", &PaperFigures::vqa_eval), n = paper_vqa(p, "nll", &PaperFigures::vqa_nll);
+    const PaperRow* p = g.paper->of(attn);
+    const ReportCell e = paper_vqa(p, "eval", &PaperRow::vqa_eval), n = paper_vqa(p, "nll", &PaperRow::vqa_nll);
     paper.push_back(ReportCell{e.text + " (" + n.text + ")",
                                {{attn + "_paper_eval", e.json[0].second}, {attn + "_paper_nll", n.json[0].second}}});
   }

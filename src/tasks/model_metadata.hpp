@@ -45,7 +45,9 @@ class ModelMetadata {
       std::visit(
           [&](auto field) {
             using T = std::remove_reference_t<decltype(out.*field)>;
-            if constexpr (std::is_integral_v<T>)
+            if constexpr (std::is_same_v<T, std::string>)
+              out.*field = get(row.name);
+            else if constexpr (std::is_integral_v<T>)
               out.*field = T(get_int(row.name, int(row.lo), int(std::min(row.hi, double(1 << 30)))));
             else
               out.*field = T(get_float(row.name));

@@ -18,8 +18,8 @@ namespace lava {
 template <class S>
 struct OptionRow {
   const char* name;
-  std::variant<int S::*, int64_t S::*, double S::*, float S::*> field;
-  double lo, hi;  // the accepted range, inclusive
+  std::variant<int S::*, int64_t S::*, double S::*, float S::*, std::string S::*> field;
+  double lo, hi;  // the accepted range, inclusive (a text option's are not read)
   const char* help;
   bool identity = true;  // a resumed run must repeat it (false: it may change between sessions)
 };

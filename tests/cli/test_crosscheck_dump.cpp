@@ -2,6 +2,10 @@
 // tools/torch_reference.py reads. The agreement itself is `make crosscheck`'s (tests/README.md).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "nn/safetensors.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
@@ -50,4 +54,30 @@ TEST_CASE("crosscheck-dump: the file holds the parameters, batches, noise, gradi
     CHECK(f.metadata.count("eval/trained/k0"));
     CHECK(f.metadata.at("crosscheck/steps") == "5");
   }
+}
+
+TEST_CASE("crosscheck-dump: the tasks and make crosscheck's runs come from the task and variant registries") {
+  const CliResult tasks = run_lava("crosscheck-dump --list-tasks");
+  REQUIRE(tasks.code == 0);
+  CHECK(tasks.out == "nmt\nvqa\nseqvae\n");  // the registered tasks with a model in tools/torch_reference.py
+  // One run per cross-checked variant of the task, with the task's options; a sparse variant again with entmax.
+  const CliResult nmt = run_lava("crosscheck-dump --task nmt --list-runs");
+  REQUIRE(nmt.code == 0);
+  const std::vector<std::string> lines = lines_of(nmt.out);
+  const CliResult variants = run_lava("crosscheck-dump --task nmt --list-variants");
+  const std::vector<std::string> names = lines_of(variants.out);
+  REQUIRE(names.size() > 5);
+  CHECK(std::find(lines.begin(), lines.end(), "nmt-" + names[1] + "-mlp --task nmt --attn " + names[1] +
+                                                  " --score mlp --layers 2") != lines.end());
+  CHECK(std::find(lines.begin(), lines.end(), "nmt-var-sparse-entmax --task nmt --attn var-sparse --alpha 1.5") !=
+        lines.end());
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("entmax") != std::string::npos; }) == 2);
+  CHECK(lines.size() == names.size() + 2);
+  CHECK(run_lava("crosscheck-dump --task seqvae --list-runs").out ==
+        "seqvae-1 --task seqvae --layers 1\nseqvae-2 --task seqvae --layers 2\n");
+  CHECK(run_lava("crosscheck-dump --task seqvae --list-variants").out.empty());
+  // Captioning has no model in the reference: refused by name, one line.
+  const CliResult caption = run_lava("crosscheck-dump --task caption --list-runs");
+  CHECK(caption.code == 2);
+  CHECK(caption.err.find("nmt|vqa|seqvae") != std::string::npos);
 }

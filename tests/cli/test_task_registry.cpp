@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/option_table.hpp"
 #include "cli/task_registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
@@ -64,6 +65,11 @@ TEST_CASE("task registry: dispatch by --task, the first task by default; unknown
   const std::set<std::string> options = train_option_names(tasks, "two");
   for (const char* o : {"task", "fake-size", "seed", "threads", "format", "config"}) CHECK_MESSAGE(options.count(o), o);
   CHECK_THROWS_AS(train_option_names(tasks, "three"), UsageError);
+  // The cross-checked tasks are those with a dump, in registry order.
+  CHECK(tasks.crosschecked().empty());
+  TaskCommands dumped = fake_task("three");
+  dumped.crosscheck.dump = [](const CommandLine&, const crosscheck::CrosscheckOptions&, const std::string&) { return 0; };
+  CHECK(TaskRegistry({fake_task("one"), dumped}).crosschecked() == std::vector<std::string>{"three"});
 }
 
 TEST_CASE("task registry: every task of lava is registered with its own training options") {
@@ -98,6 +104,7 @@ void check_rows(const std::string& task, const OptionTable<S>& table, const S& d
 
 TEST_CASE("option rows: each task's command line and its run identity come from the same rows") {
   check_rows("nmt", nmt_model_options(), Seq2SeqConfig());
+  check_rows("nmt", nmt_corpus_options(), NmtCorpusOptions());
   check_rows("vqa", vqa_model_options(), VqaConfig());
   check_rows("caption", caption_model_options(), CaptionConfig());
   check_rows("seqvae", seqvae_model_options(), SeqVaeConfig());
@@ -108,6 +115,25 @@ TEST_CASE("option rows: each task's command line and its run identity come from 
   std::set<std::string> keys;
   for (const auto& [key, value] : loop) keys.insert(key);
   CHECK(keys == std::set<std::string>{"--lr", "--lr-decay", "--start-decay-at", "--clip", "--init", "--valid-every"});
+}
+
+TEST_CASE("option rows: a text option (--src) is read, has its default, and belongs to the run's identity") {
+  NmtCorpusOptions o;
+  const RunIdentity id = option_identity(nmt_corpus_options(), o);
+  CHECK(id == RunIdentity{{"--src", "de"}, {"--tgt", "en"}, {"--max-len", "50"}, {"--min-freq", "1"}, {"--max-vocab", "0"}});
+  CommandLine cl("train", "lava train", "test");
+  add_option_table(cl.options(), nmt_corpus_options(), NmtCorpusOptions());
+  std::vector<std::string> args = {"train", "--src", "fr", "--max-len", "7"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  REQUIRE(cl.parse(int(argv.size()), argv.data()));
+  read_option_table(cl, nmt_corpus_options(), o);
+  CHECK(o.src == "fr");
+  CHECK(o.tgt == "en");
+  CHECK(o.max_len == 7);
+  CHECK(o.reader().src_lang == "fr");
+  CHECK(o.reader().max_len == 7);
+  CHECK(o.vocab().min_freq == 1);
 }
 
 TEST_CASE("cli: lava sweep run trains captioning runs; their JSON lines carry the task") {

@@ -1,6 +1,7 @@
 // libFuzzer harness: one run folder as `lava report --tables paper` reads it (report/paper_runs.hpp) and the tables
 // made of it. The input is split at its first three NUL bytes into config.ini, metrics.jsonl, eval/a.jsonl and
-// eval/b.jsonl (a missing part is no file); run.json and status.json are fixed. A bad file is an InputError.
+// eval/b.jsonl (a missing part is no file); run.json and status.json are fixed. A bad file is an InputError. The
+// paper's rows are two of the kind the variants declare, one with a Table 3 note that reads an option.
 #include <filesystem>
 
 #include "fuzz_input.hpp"
@@ -23,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   lava_fuzz::expect_clean([&] {
     const std::vector<lava::PaperRun> runs = lava::read_paper_runs({dir});
-    const lava::ReportDocument doc = lava::paper_tables(runs);
+    const lava::PaperRows paper({{"soft", {.rank = 1, .model = "Soft", .nmt_ppl = 7, .nmt_entropy = 1, .inference_rank = 1}},
+                                 {"x", {.rank = 2, .inference_rank = 2, .inference_note = "at {temperature} {"}}});
+    const lava::ReportDocument doc = lava::paper_tables(runs, paper);
     (void)doc.markdown();
     (void)doc.json_lines();
   });

@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <stdexcept>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "cli/paper_rows.hpp"
 #include "support/check_input_error.hpp"
 #include "support/cli_runner.hpp"
 #include "core/json.hpp"
@@ -21,7 +23,7 @@ using namespace lava;
 namespace {
 
 std::string tables_of(const std::string& dir) {
-  return paper_tables(read_paper_runs(find_run_dirs({dir}))).markdown();
+  return paper_tables(read_paper_runs(find_run_dirs({dir})), paper_rows_of_variants()).markdown();
 }
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -172,7 +174,7 @@ TEST_CASE("paper tables: bad input is one error naming the file and line") {
   const std::string other = write_paper_run(d.file("sweep"), "r2", twin);
   write_text(other + "/eval/test.jsonl", nmt_eval_row(10, 20));
   const std::vector<PaperRun> runs = read_paper_runs(find_run_dirs({d.dir.string()}));
-  check_input_error([&] { group_paper_runs(runs); }, other, "seed 1 of one table");
+  check_input_error([&] { group_paper_runs(runs, paper_rows_of_variants()); }, other, "seed 1 of one table");
   // Options of --tables.
   CHECK(run_lava("report " + d.dir.string() + " --tables nope").code == 2);
   CHECK(run_lava("report " + d.dir.string() + " --tables paper --format csv").code == 2);
@@ -211,4 +213,65 @@ TEST_CASE("paper tables: figures and times print as the experiment scripts print
   CHECK(s.sd() == 1);
   CHECK(stat_cell("x", s, "%.2f").text == "2.00 ± 1.00");
   CHECK(stat_cell("x", seed_stat({5}), "%.1f").text == "5.0");
+}
+
+TEST_CASE("paper tables: the rows are the list the command hands over, in rank order; Table 3 reads its notes") {
+  // Rows of two made-up variants, ranked against their names' order, both Table 3 rows (the second ranked first),
+  // one with a note that names an option.
+  const PaperRows paper({{"aa", {.rank = 2, .model = "Model A", .nmt_ppl = 5.5, .inference_rank = 2,
+                                 .inference_note = "draws K = {samples} samples, τ = {temperature}"}},
+                         {"bb", {.rank = 1, .model = "Model B", .nmt_ppl = 6.25, .nmt_entropy = 0.5, .inference_rank = 1}},
+                         {"zz", {.rank = 0, .model = "not a paper row"}}});
+  REQUIRE(paper.all().size() == 2);
+  CHECK(paper.all()[0].attn == "bb");
+  CHECK(paper.of("zz") == nullptr);
+  REQUIRE(paper.inference().size() == 2);
+  CHECK(paper.inference()[0]->attn == "bb");
+  TempDir d("paper_tables_rows");
+  PaperRunSpec a = spec("aa", 1), b = spec("bb", 1), c = spec("cc", 1);
+  a.extra_config = "samples = 7\n";
+  for (const PaperRunSpec& s : {a, b, c}) {
+    const std::string run = write_paper_run(d.file("sweep"), s.attn, s);
+    write_text(run + "/eval/test.jsonl", nmt_eval_row(10, 20));
+  }
+  const std::string md = paper_tables(read_paper_runs(find_run_dirs({d.dir.string()})), paper).markdown();
+  // Table 1: the paper's rows in rank order, then the others by name.
+  const size_t ra = md.find("| Model A |"), rb = md.find("| Model B |"), rc = md.find("| cc |");
+  REQUIRE(ra != std::string::npos);
+  REQUIRE(rb != std::string::npos);
+  REQUIRE(rc != std::string::npos);
+  CHECK(rb < ra);
+  CHECK(ra < rc);
+  CHECK(md.find("| Model A | | | `aa` | 10.00 | 5.50 |") != std::string::npos);
+  // Table 3: the inference rows, and the note with the runs' option (– when no run sets it).
+  CHECK(md.find("| Model B | `bb` | 10.00 | 6.25 |") != std::string::npos);
+  CHECK(has_line(md, "aa draws K = 7 samples, τ = – (src/method.md §2, §2.2)."));
+  // Without paper rows every variant is a row by its name, and Table 3 has neither rows nor notes.
+  const std::string bare = paper_tables(read_paper_runs(find_run_dirs({d.dir.string()})), PaperRows()).markdown();
+  CHECK(bare.find("| aa | | | `aa` |") != std::string::npos);
+  CHECK(bare.find("src/method.md §2, §2.2") == std::string::npos);
+}
+
+TEST_CASE("paper tables: two rows for one variant, or two rows in one place, are refused") {
+  CHECK_THROWS_AS(PaperRows({{"aa", {.rank = 1}}, {"aa", {.rank = 2}}}), std::logic_error);
+  CHECK_THROWS_AS(PaperRows({{"aa", {.rank = 1}}, {"bb", {.rank = 1}}}), std::logic_error);
+  CHECK_THROWS_AS(PaperRows({{"aa", {.rank = 1, .inference_rank = 1}}, {"bb", {.rank = 2, .inference_rank = 1}}}),
+                  std::logic_error);
+  CHECK_NOTHROW(PaperRows({{"aa", {.rank = 1}}, {"bb", {.rank = 2}}}));
+}
+
+TEST_CASE("paper tables: the registry's variants declare the paper's rows, in the paper's order") {
+  const PaperRows paper = paper_rows_of_variants();
+  std::vector<std::string> names, inference;
+  for (const PaperVariantRow& r : paper.all()) names.push_back(r.attn);
+  for (const PaperVariantRow* r : paper.inference()) inference.push_back(r->attn);
+  CHECK(names == std::vector<std::string>{"soft", "marginal", "hard-enum", "hard-sample", "var-dirichlet", "var-enum",
+                                          "var-sample", "var-gumbel", "var-rws"});
+  CHECK(inference == std::vector<std::string>{"var-enum", "var-sample", "var-rws", "var-gumbel"});
+  // src/method.md §6, Table 1's variational attention (Enum) row.
+  const PaperRow* v = paper.of("var-enum");
+  REQUIRE(v);
+  CHECK(std::string(v->model) == "Variational Attention");
+  CHECK(v->nmt_ppl == 6.08);
+  CHECK(v->vqa_eval == 58.44);
 }

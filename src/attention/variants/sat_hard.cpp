@@ -66,13 +66,15 @@ class SatHard : public AttentionVariant {
 
 }  // namespace
 
+const AttentionVariant& hard_sample_attention();  // attention/variants/score_function.cpp
+
 const AttentionVariant& sat_hard_attention() {
   static const SatHard v({.name = "sat-hard",
                           .summary = "SAT's hard attention: z ~ p, REINFORCE with a moving-average baseline",
                           .tasks = "caption",
                           .latent = true,
                           .moving_baseline = true,
-                          .stored_as = "hard-sample",
+                          .stored_as = hard_sample_attention().info().name,
                           .flag = "sat_hard"});
   return v;
 }

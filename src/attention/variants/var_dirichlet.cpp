@@ -95,7 +95,14 @@ const AttentionVariant& var_dirichlet_attention() {
       {.name = "var-dirichlet",
        .summary = "relaxed z ~ Dir(alpha_q), reparameterised (implicit gamma gradients); ELBO with KL(Dir||Dir)",
        .uses_q = true,
-       .sampled = true});
+       .sampled = true,
+       .paper = {.rank = 5,
+                 .model = "Variational Relaxed Attention",
+                 .objective = "E_q[log p] − KL",
+                 .estimator = "Sample",
+                 .nmt_ppl = 7.58,
+                 .nmt_bleu = 30.05,
+                 .nmt_entropy = 2.02}});
   return v;
 }
 

@@ -10,10 +10,6 @@
 
 namespace lava {
 
-void parse_caption_attn(const std::string& word, CaptionConfig& cfg) {
-  cfg.attn = parse_attn_variant(word, "caption");
-}
-
 std::map<std::string, std::string> CaptionConfig::to_metadata() const {
   std::map<std::string, std::string> meta{
           {"task", "caption"}, {"words", std::to_string(words)}, {"feature_dim", std::to_string(feature_dim)}};

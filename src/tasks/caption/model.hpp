@@ -33,8 +33,6 @@ struct CaptionConfig {
   static CaptionConfig from_metadata(const std::map<std::string, std::string>& meta, const std::string& file);
 };
 
-// Parses --attn for captioning: a variant whose tasks include captioning (UsageError otherwise).
-void parse_caption_attn(const std::string& word, CaptionConfig& cfg);
 
 struct CaptionObjective {
   ObjectiveOptions objective;

@@ -19,6 +19,11 @@ const OptionTable<CaptionConfig>& caption_model_options() {
   return table;
 }
 
+const ChoiceTable<CaptionConfig>& caption_choice_options() {
+  static const ChoiceTable<CaptionConfig> table = {attn_choice_row(&CaptionConfig::attn, "caption")};
+  return table;
+}
+
 namespace {
 
 std::vector<std::pair<const char*, double*>> figure_fields(CaptionEvalFigures& f) {
@@ -130,8 +135,9 @@ class CaptionTask final : public TrainTask {
     }
     const CaptionConfig& m = opt_.model;
     const SatHardOptions& sat = opt_.objective.sat;
-    RunIdentity id = option_identity(caption_model_options(), m);
-    id.insert(id.begin(), {"--attn", m.attn_name()});
+    RunIdentity id = choice_identity(caption_choice_options(), m);
+    const RunIdentity sizes = option_identity(caption_model_options(), m);
+    id.insert(id.end(), sizes.begin(), sizes.end());
     id.insert(id.end(), {{"--alpha-reg", exact(opt_.objective.alpha_reg)},
                          {"--sat-reinforce", exact(sat.reinforce)},
                          {"--sat-entropy", exact(sat.entropy)},

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tasks/caption/eval.hpp"
+#include "train/choice_row.hpp"
 #include "train/loop_options.hpp"
 #include "train/option_row.hpp"
 #include "train/train_result.hpp"
@@ -29,6 +30,8 @@ struct CaptionTrainOptions {
 
 // The model's size options (CaptionConfig): `lava train --task caption` adds them, and they are part of a run's identity.
 const OptionTable<CaptionConfig>& caption_model_options();
+// Its choice option, the attention variant, likewise.
+const ChoiceTable<CaptionConfig>& caption_choice_options();
 
 TrainResult train_caption(const CaptionTrainOptions& opt);
 

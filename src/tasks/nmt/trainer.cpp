@@ -26,9 +26,34 @@ const OptionTable<Seq2SeqConfig>& nmt_model_options() {
   return table;
 }
 
+const OptionTable<NmtCorpusOptions>& nmt_corpus_options() {
+  using C = NmtCorpusOptions;
+  static const OptionTable<C> table = {
+      {"src", &C::src, 0, 0, "source language suffix"},
+      {"tgt", &C::tgt, 0, 0, "target language suffix"},
+      {"max-len", &C::max_len, 1, 100000, "skip train/valid pairs longer than this"},
+      {"min-freq", &C::min_freq, 1, 9.3e18, "vocabulary: minimum count"},
+      {"max-vocab", &C::max_vocab, 0, 10000000, "vocabulary: at most this many words per side"},
+  };
+  return table;
+}
+
+CorpusOptions NmtCorpusOptions::reader() const {
+  CorpusOptions o;
+  o.dir = dir, o.src_lang = src, o.tgt_lang = tgt, o.max_len = max_len;
+  return o;
+}
+
+VocabOptions NmtCorpusOptions::vocab() const {
+  VocabOptions o;
+  o.min_freq = min_freq, o.max_vocab = max_vocab;
+  return o;
+}
+
 const ChoiceTable<Seq2SeqConfig>& nmt_choice_options() {
   using C = Seq2SeqConfig;
   static const ChoiceTable<C> table = {
+      attn_choice_row(&C::attn, "nmt"),
       choice_row("score", &C::score, kNmtScoreNames, "prior scorer: {}"),
       choice_row("encoder", &C::encoder, kNmtEncoderNames,
                  "{} (embedding: x_i = tanh(W e(x_i) + b), no context: a diagnostic for alignment studies)"),
@@ -62,7 +87,7 @@ class NmtTask final : public TrainTask {
  public:
   explicit NmtTask(const NmtTrainOptions& opt)
       : opt_(opt),
-        corpus_(load_parallel_corpus(opt.corpus, opt.src_vocab, opt.tgt_vocab)),
+        corpus_(load_parallel_corpus(opt.corpus.reader(), opt.corpus.vocab(), opt.corpus.vocab())),
         cfg_(with_vocab_sizes(opt.model, corpus_)),
         model_(cfg_),
         tokenization_(tokenization_metadata(read_corpus_tokenization(opt.corpus.dir))) {
@@ -161,7 +186,7 @@ class NmtTask final : public TrainTask {
     std::error_code ec;
     std::filesystem::create_directories(opt_.plot_dir, ec);
     if (ec) throw input_error(opt_.plot_dir, 0, "cannot create the plot directory: " + ec.message());
-    CorpusOptions co = opt_.corpus;
+    CorpusOptions co = opt_.corpus.reader();
     co.keep_source_tokens = co.keep_target_tokens = true;
     examples_ =
         attention_examples(read_parallel_split(co, CorpusSplit::valid, corpus_.src_vocab, corpus_.tgt_vocab), 4);
@@ -194,17 +219,13 @@ RunIdentity NmtTask::identity() const {
   for (const auto* pairs : {&corpus_.train.pairs, &corpus_.valid.pairs})
     for (const SentencePair& p : *pairs) h.add_vector(p.src).add_vector(p.tgt);
   const Seq2SeqConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name}};
-  const RunIdentity choices = choice_identity(nmt_choice_options(), m), sizes = option_identity(nmt_model_options(), m);
-  id.insert(id.end(), choices.begin(), choices.end());
+  RunIdentity id = choice_identity(nmt_choice_options(), m);
+  const RunIdentity sizes = option_identity(nmt_model_options(), m);
   id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);
   id.insert(id.end(), objective.begin(), objective.end());
-  id.insert(id.end(), {{"--src", opt_.corpus.src_lang},
-                       {"--tgt", opt_.corpus.tgt_lang},
-                       {"--max-len", exact(opt_.corpus.max_len)},
-                       {"--min-freq", exact(opt_.src_vocab.min_freq)},
-                       {"--max-vocab", exact(opt_.src_vocab.max_vocab)}});
+  const RunIdentity corpus = option_identity(nmt_corpus_options(), opt_.corpus);
+  id.insert(id.end(), corpus.begin(), corpus.end());
   id.insert(id.end(), variant.begin(), variant.end());
   id.push_back({"data", fmt::format("{} train and {} valid pairs, vocabularies {} and {}, hash {}",
                                     corpus_.train.pairs.size(), corpus_.valid.pairs.size(), corpus_.src_vocab.size(),

@@ -18,9 +18,20 @@
 
 namespace lava {
 
+// The corpus and its vocabularies as `lava train --task nmt` reads them (every field but dir a row of
+// nmt_corpus_options); both vocabularies take min_freq and max_vocab.
+struct NmtCorpusOptions {
+  std::string dir;                // --data
+  std::string src = "de", tgt = "en";  // the files' language suffixes
+  int max_len = 50;               // train/valid pairs longer than this on either side are skipped
+  int64_t min_freq = 1;           // a word needs this many occurrences in the training text
+  int max_vocab = 0;              // at most this many words per side; 0 = all
+  CorpusOptions reader() const;   // what the corpus reader takes
+  VocabOptions vocab() const;     // what each vocabulary takes
+};
+
 struct NmtTrainOptions {
-  CorpusOptions corpus;
-  VocabOptions src_vocab, tgt_vocab;
+  NmtCorpusOptions corpus;
   Seq2SeqConfig model;
   ObjectiveOptions objective;
   // The loop's defaults but init 0.3: with ±0.1 the prior's scores start near 0, attention near uniform, and
@@ -37,7 +48,9 @@ struct NmtTrainOptions {
 
 // The model's size options (Seq2SeqConfig): `lava train --task nmt` adds them, and they are part of a run's identity.
 const OptionTable<Seq2SeqConfig>& nmt_model_options();
-// Its choice options (the scorer, the encoder), likewise.
+// Its corpus options (NmtCorpusOptions), likewise.
+const OptionTable<NmtCorpusOptions>& nmt_corpus_options();
+// Its choice options (the attention variant, the scorer, the encoder), likewise.
 const ChoiceTable<Seq2SeqConfig>& nmt_choice_options();
 
 TrainResult train_nmt(const NmtTrainOptions& opt);

@@ -28,6 +28,11 @@ const OptionTable<VqaConfig>& vqa_model_options() {
   return table;
 }
 
+const ChoiceTable<VqaConfig>& vqa_choice_options() {
+  static const ChoiceTable<VqaConfig> table = {attn_choice_row(&VqaConfig::attn, "vqa")};
+  return table;
+}
+
 double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f) {
   if (std::isnan(f.nll)) return f.accuracy;  // no validation answer was seen in training: nothing has a likelihood
   return valid_criterion(v, f.nll, f.elbo);
@@ -242,7 +247,7 @@ RunIdentity VqaTask::identity() const {
     }
   }
   const VqaConfig& m = opt_.model;
-  RunIdentity id{{"--attn", variant_info(m.attn).name}};
+  RunIdentity id = choice_identity(vqa_choice_options(), m);
   const RunIdentity sizes = option_identity(vqa_model_options(), m);
   id.insert(id.end(), sizes.begin(), sizes.end());
   const RunIdentity objective = objective_identity(opt_.objective), variant = variant_identity(m.attn, m.variant);

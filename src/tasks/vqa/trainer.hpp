@@ -11,6 +11,7 @@
 
 #include "tasks/vqa/eval.hpp"
 #include "tasks/vqa/model.hpp"
+#include "train/choice_row.hpp"
 #include "train/loop_options.hpp"
 #include "train/option_row.hpp"
 #include "train/train_result.hpp"
@@ -39,6 +40,8 @@ double vqa_valid_criterion(AttnVariant v, const VqaEvalFigures& f);
 
 // The model's size options (VqaConfig): `lava train --task vqa` adds them, and they are part of a run's identity.
 const OptionTable<VqaConfig>& vqa_model_options();
+// Its choice option, the attention variant, likewise.
+const ChoiceTable<VqaConfig>& vqa_choice_options();
 
 TrainResult train_vqa(const VqaTrainOptions& opt);
 

@@ -22,7 +22,7 @@ namespace {
 CaptionTrainOptions tiny_options(const std::string& data, const std::string& save, const std::string& attn) {
   CaptionTrainOptions o;
   o.data_dir = data;
-  parse_caption_attn(attn, o.model);
+  REQUIRE(caption_choice_options().front().set(o.model, attn));  // --attn, as lava train reads it
   o.model.emb = 6, o.model.hidden = 8, o.model.annotation = 8, o.model.attn_size = 4;
   o.objective.alpha_reg = 0.1f;
   o.objective.sat.entropy = 0.01f;
