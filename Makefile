@@ -140,10 +140,10 @@ bench: deps torch-deps
 	  --shapes $(BENCH_CHUNK_SHAPES)
 
 # LAVA against an independent float64 PyTorch implementation, tools/torch_reference.py (tests/README.md): for
-# every task and variant it implements, from one initial model, the loss and every gradient at the first step, 200
-# Adam updates on fixed batches with dropout off, and every evaluation figure of the initial and trained model. Ends with the line
-# `crosscheck: N passed, M failed` and fails if any check does. The files are checked one per core (--jobs), each
-# in a one-thread process, and their lines printed in the files' order. Debian's torch reads libblas.so.3, which is
+# every task and variant it implements, from one initial model, the loss and every gradient at the first step,
+# CROSSCHECK_STEPS Adam updates on fixed batches with dropout off, and every evaluation figure of the initial and
+# trained model. Ends with the line `crosscheck: N passed, M failed` and fails if any check does. The files are
+# written and checked one per core (xargs -P, --jobs), each in a one-thread process, and their lines printed in the files' order. Debian's torch reads libblas.so.3, which is
 # OpenBLAS when libopenblas0-pthread is installed (reference BLAS otherwise, tens of times slower on large products);
 # OPENBLAS_NUM_THREADS=1, since torch.set_num_threads(1) does not reach OpenBLAS, which keeps a thread per core.
 CROSSCHECK_DIR  := $(BUILD)/crosscheck
@@ -151,24 +151,23 @@ CROSSCHECK_DIR  := $(BUILD)/crosscheck
 # each: a line FILE-STEM OPTIONS per dump, one per variant the reference implements for the task where the task's
 # runs go over the variants), plus these translation runs ATTN:SCORE with one layer.
 CROSSCHECK_SCORES := soft:general marginal:dot var-enum:dot
+# Adam updates in each dump (the trajectory check's length): CI runs 50, a check by hand the default 200.
+CROSSCHECK_STEPS ?= 200
 crosscheck:
 	@$(MAKE) --no-print-directory deps torch-deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava
 	@readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 | grep -q openblas || \
 	  echo "crosscheck: warning: libblas.so.3 is not OpenBLAS; torch runs on reference BLAS"
 	@rm -rf $(CROSSCHECK_DIR) && mkdir -p $(CROSSCHECK_DIR)
-	@tasks=$$($(BUILD)/lava crosscheck-dump --list-tasks) || exit 1; \
-	for task in $$tasks; do \
-	  runs=$$($(BUILD)/lava crosscheck-dump --task $$task --list-runs) || exit 1; \
-	  echo "$$runs" | while read -r stem options; do \
-	    $(BUILD)/lava crosscheck-dump $$options --quiet --out $(CROSSCHECK_DIR)/$$stem.safetensors || exit 1; \
-	  done || exit 1; \
-	done
-	@for run in $(CROSSCHECK_SCORES); do \
-	  attn=$${run%%:*}; score=$${run#*:}; \
-	  $(BUILD)/lava crosscheck-dump --task nmt --attn $$attn --score $$score --layers 1 --quiet \
-	    --out $(CROSSCHECK_DIR)/nmt-$$attn-$$score.safetensors || exit 1; \
-	done
+	@{ tasks=$$($(BUILD)/lava crosscheck-dump --list-tasks) || exit 1; \
+	  for task in $$tasks; do $(BUILD)/lava crosscheck-dump --task $$task --list-runs || exit 1; done; \
+	  for run in $(CROSSCHECK_SCORES); do \
+	    attn=$${run%%:*}; score=$${run#*:}; \
+	    echo "nmt-$$attn-$$score --task nmt --attn $$attn --score $$score --layers 1"; \
+	  done; } > $(CROSSCHECK_DIR)/runs.txt
+	@while read -r stem options; do \
+	  echo "$(BUILD)/lava crosscheck-dump $$options --steps $(CROSSCHECK_STEPS) --threads 1 --quiet --out $(CROSSCHECK_DIR)/$$stem.safetensors"; \
+	done < $(CROSSCHECK_DIR)/runs.txt | xargs -P $(NPROC) -I CMD sh -c CMD
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 tools/torch_reference.py check --jobs $(NPROC) $(CROSSCHECK_DIR)/*.safetensors
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole test suite, in its own tree. -Og and -g1 (line
