@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "core/check.hpp"
+#include "data/parallel_corpus.hpp"
 #include "gemm/gemm.hpp"
+#include "tasks/nmt/model_file.hpp"
 #include "tasks/nmt/seq2seq.hpp"
 #include "nn/optim.hpp"
 
@@ -15,17 +18,18 @@ namespace lava {
 
 namespace {
 
-// B pairs of random word ids (never the 4 control ids), drawn from the counter RNG so every run sees the same data.
-std::vector<SentencePair> random_pairs(const TrainBenchOptions& o) {
+// B pairs of random word ids (never the 4 control ids) of vocabularies of src_vocab and tgt_vocab ids, drawn from the
+// counter RNG so every run sees the same data.
+std::vector<SentencePair> random_pairs(const TrainBenchOptions& o, int src_vocab, int tgt_vocab) {
   const CounterRng rng(o.seed, stream_id("bench-train-data"));
-  const uint64_t words = uint64_t(o.vocab - Vocab::kNumSpecial);
+  const uint64_t src_words = uint64_t(src_vocab - Vocab::kNumSpecial), tgt_words = uint64_t(tgt_vocab - Vocab::kNumSpecial);
   std::vector<SentencePair> pairs(static_cast<size_t>(o.batch));
   uint64_t counter = 0;
   for (size_t b = 0; b < pairs.size(); ++b) {
     pairs[b].line = int(b) + 1;
-    for (int i = 0; i < o.src_len; ++i) pairs[b].src.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, words)));
+    for (int i = 0; i < o.src_len; ++i) pairs[b].src.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, src_words)));
     for (int j = 0; j + 1 < o.tgt_len; ++j)
-      pairs[b].tgt.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, words)));
+      pairs[b].tgt.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, tgt_words)));
   }
   return pairs;
 }
@@ -42,18 +46,58 @@ double peak_rss_mb() {
   return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+// B pairs of the valid split of o.data, encoded with the model's vocabularies: pairs k·n/B for k < B of its n pairs,
+// so that the batch spans the split rather than one stretch of it.
+std::vector<SentencePair> corpus_pairs(const TrainBenchOptions& o, const Vocab& src_vocab, const Vocab& tgt_vocab) {
+  CorpusOptions co;
+  co.dir = o.data;
+  const ParallelSplit valid = read_parallel_split(co, CorpusSplit::valid, src_vocab, tgt_vocab);
+  const size_t n = valid.pairs.size(), B = size_t(o.batch);
+  if (n < B)
+    throw input_error(valid.src_path, 0, fmt::format("{} pairs, fewer than --batch-size {}", n, o.batch));
+  std::vector<SentencePair> pairs;
+  for (size_t k = 0; k < B; ++k) pairs.push_back(valid.pairs[k * n / B]);
+  return pairs;
+}
+
+// The network the bench trains and its batch: o's sizes from a uniform init, or init_model's network from its
+// parameters; random pairs, or o.data's.
+struct BenchSetup {
+  std::unique_ptr<Seq2Seq> model;
+  std::vector<SentencePair> pairs;
+};
+BenchSetup bench_setup(const TrainBenchOptions& o) {
+  Seq2SeqConfig cfg;
+  if (o.init_model.empty()) {
+    cfg.attn = o.attn;
+    cfg.src_vocab = cfg.tgt_vocab = o.vocab;
+    cfg.emb = o.emb, cfg.hidden = o.hidden, cfg.attn_size = o.attn_size, cfg.inf_hidden = o.inf_hidden;
+    cfg.dropout = 0.f;  // the peer runs without dropout too
+    auto model = std::make_unique<Seq2Seq>(cfg);
+    model->ps.init_uniform(0.1f, o.seed);
+    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab)};
+  }
+  const LoadedNmt trained = load_nmt(o.init_model);
+  cfg = trained.model->config();
+  cfg.dropout = 0.f;  // as above; dropout declares no parameter, so the stores have the same layout
+  auto model = std::make_unique<Seq2Seq>(cfg);
+  LAVA_CHECK(model->ps.size() == trained.model->ps.size(), "parameter store of {} rebuilt with another size",
+             o.init_model);
+  std::copy_n(trained.model->ps.values(), model->ps.size(), model->ps.values());
+  std::vector<SentencePair> pairs = o.data.empty() ? random_pairs(o, cfg.src_vocab, cfg.tgt_vocab)
+                                                   : corpus_pairs(o, trained.src_vocab, trained.tgt_vocab);
+  return {std::move(model), std::move(pairs)};
+}
+
 }  // namespace
 
 TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   LAVA_CHECK(o.vocab > Vocab::kNumSpecial && o.tgt_len >= 1 && o.src_len >= 1 && o.steps >= 1, "bad bench options");
-  Seq2SeqConfig cfg;
-  cfg.attn = o.attn;
-  cfg.src_vocab = cfg.tgt_vocab = o.vocab;
-  cfg.emb = o.emb, cfg.hidden = o.hidden, cfg.attn_size = o.attn_size, cfg.inf_hidden = o.inf_hidden;
-  cfg.dropout = 0.f;  // the peer runs without dropout too
-  Seq2Seq model(cfg);
-  model.ps.init_uniform(0.1f, o.seed);
-  const std::vector<SentencePair> pairs = random_pairs(o);
+  LAVA_CHECK(o.data.empty() || !o.init_model.empty(), "bench data without a model file");
+  const BenchSetup setup = bench_setup(o);
+  Seq2Seq& model = *setup.model;
+  const Seq2SeqConfig& cfg = model.config();
+  const std::vector<SentencePair>& pairs = setup.pairs;
   std::vector<int> index(pairs.size());
   for (size_t i = 0; i < index.size(); ++i) index[i] = int(i);
   const Batch batch = make_batch(pairs, index);
@@ -61,15 +105,16 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   adam.lr = 1e-3f;
   Tape<float> tape;
   std::vector<double> seconds;
-  double flops = 0, threaded_flops = 0, objective = 0;
+  double flops = 0, threaded_flops = 0, objective = 0, support_sum = 0;
 #if LAVA_PROFILE
   OpWork output_before;
 #endif
-  // One training step, as lava train runs it; returns its objective per target token.
+  // One training step, as lava train runs it; returns its objective per target token and adds its support sum.
   auto train_step = [&](int step) {
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("train")).child(uint64_t(step)), 0.f};
     const ObjectiveTerms terms = model.objective(c, batch, ObjectiveOptions{});
+    if (step >= o.warmup) support_sum += terms.support_sum;
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);
     tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
     static const int adam_kind = op_profile::kind_id("adam (clip + update)");
@@ -109,6 +154,9 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
 #endif
   r.peak_rss_mb = peak_rss_mb();
   r.objective_per_token = objective;
+  r.attn_name = variant_info(cfg.attn).name;
+  r.sparse = variant_info(cfg.attn).sparse;
+  r.support_per_token = support_sum / (double(o.steps) * double(batch.target_tokens()));
 #if LAVA_PROFILE
   if (o.profile) {  // after everything above, so that the profile's clock readings cannot touch those figures
     std::vector<double> profiled;

@@ -3,7 +3,9 @@
 // the PyTorch peer (tools/bench-torch.py builds the same network): batch B of sentence pairs, every source of
 // src_len words, every target of tgt_len predicted tokens (tgt_len − 1 words and </s>), vocabulary V on both sides.
 // A step is forward, backward, clipping and Adam, exactly as lava train runs it; timings are the median over the
-// timed steps after the warm-up steps.
+// timed steps after the warm-up steps. With init_model the network (sizes, vocabularies' sizes, attention variant and
+// its hyperparameters) and its starting parameters come from a trained model file instead: the speed of a variant
+// whose cost follows the data, such as a sparse support that shrinks as the model learns, once it has learnt.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +18,9 @@ namespace lava {
 struct TrainBenchOptions {
   AttnVariant attn;  // --attn's default unless set
   int emb = 256, hidden = 256, attn_size = 256, inf_hidden = 256, vocab = 10000;
+  std::string init_model;  // a translation model file: its network and parameters replace the five sizes and attn
+  std::string data;        // with init_model, a corpus folder: the batch is real pairs of its valid split instead of
+                           // random tokens (B pairs spread evenly over the split; src_len and tgt_len unused)
   int batch = 32, src_len = 20, tgt_len = 20;
   int steps = 10, warmup = 2;
   uint64_t seed = 1;
@@ -38,6 +43,9 @@ struct TrainBenchResult {
   double output_step_share = 0;
   double peak_rss_mb = 0;          // the process's peak resident memory (getrusage), MiB
   double objective_per_token = 0;  // of the last step, to show the step computed something finite
+  bool sparse = false;             // a sparse variant (AttnVariantInfo::sparse): support_per_token is its figure
+  double support_per_token = 0;    // the mean support size per target token over the timed steps (sparse only)
+  std::string attn_name;           // the variant that ran (the model file's with init_model)
   // With `profile`: the totals of every op kind over the profiled steps (after the timed ones, same data), how
   // many there were, and their median step time (the profile's own cost is that over step_seconds).
   std::vector<op_profile::KindTotals> profile;
