@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Alignment error rate on the synthetic task (lava data synth): trains soft attention, the exact marginal
-# likelihood and enumerated variational attention (with and without the warm start) for the same number of
-# updates per seed, scores the argmax alignments of the prior, the exact posterior and q against the gold links of
-# the test split, and prints one markdown table (also OUT/table.md). See usage() for the options.
+# likelihood, enumerated variational attention (with and without the warm start) and the sparse latent alignments
+# (sparsemax or 1.5-entmax p, or q) for the same number of updates per seed, scores the argmax alignments of the
+# prior, the exact posterior and q against the gold links of the test split, and prints markdown tables, per run and
+# mean ± sd over the seeds (also OUT/table.md). See usage() for the options.
 set -euo pipefail
 # shellcheck disable=SC2034  # used by lib.sh's messages
 SCRIPT=synth-aer
@@ -19,8 +20,14 @@ Generates the synthetic translation task (lava data synth, default options) into
   marginal           the exact marginal likelihood, enumerated
   var-enum+warm      var-enum after --warm-start N updates (p and f on the exact marginal, q on the ELBO)
   var-enum           var-enum from the first update
-for --steps updates each and every seed, then prints the alignment error rate of the argmax alignments of the
-prior, the exact posterior and q on the test split (lava eval --gold-align) as a markdown table (OUT/table.md).
+  sparse-marginal    p = sparsemax of the scores, the exact marginal over its support
+  sparse-marginal-1.5  the same with p = 1.5-entmax (--alpha 1.5)
+  var-sparse         q = sparsemax, softmax prior, the exact ELBO over q's support
+  var-sparse-1.5     the same with q = 1.5-entmax (--alpha 1.5)
+for --steps updates each and every seed, then prints the test perplexity, the mean support size per target word
+(sparse variants: of p, or of q for var-sparse) and the alignment error rate of the argmax alignments of the prior,
+the exact posterior and q on the test split (lava eval --gold-align) as markdown tables (OUT/table.md): one row a
+run, then mean ± sd over the seeds.
 One link per target word makes 0.0010 the lowest AER possible on the default task.
 
   --out DIR        work directory (default runs/synth-aer, --quick: runs/synth-aer-quick)
@@ -65,8 +72,10 @@ if [ ! -f "$data/test.align" ]; then
 fi
 log "$mode run, seeds $seeds, $steps updates each, output in $out"
 
-# RUNS: "label attn extra-option extra-value" (the warm start is the only per-run option).
-runs=("soft soft" "marginal marginal" "var-enum+warm var-enum --warm-start $warm" "var-enum var-enum")
+# RUNS: "label attn extra-option extra-value" (the warm start and the sparse variants' alpha are the per-run options).
+runs=("soft soft" "marginal marginal" "var-enum+warm var-enum --warm-start $warm" "var-enum var-enum"
+  "sparse-marginal sparse-marginal" "sparse-marginal-1.5 sparse-marginal --alpha 1.5"
+  "var-sparse var-sparse" "var-sparse-1.5 var-sparse --alpha 1.5")
 # run_one LABEL ATTN SEED [EXTRA...]: trains and evaluates one run into OUT/models and OUT/logs.
 run_one() {
   local label=$1 attn=$2 seed=$3 t0=$SECONDS
@@ -89,29 +98,42 @@ for seed in $seeds; do
 done
 pool_wait || die "a run failed (see the messages above)"
 
-rows=()
-for seed in $seeds; do
-  for run in "${runs[@]}"; do
-    read -r label _ <<<"$run"
-    prefix=$out/logs/$label-seed$seed
-    row=$(eval_row "$prefix.eval.jsonl")
+rows=() summary=()
+for run in "${runs[@]}"; do
+  read -r label _ <<<"$run"
+  prefix=$out/logs/$label-seed
+  found=()
+  for seed in $seeds; do
+    row=$(eval_row "$prefix$seed.eval.jsonl")
     [ -n "$row" ] || continue
-    done_line=$(last_line_with "$prefix.train.jsonl" '"event":"done"')
-    rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s |' "$label" "$seed" "$(json_get "$done_line" steps)" \
-      "$(fmt_duration "$(json_get "$done_line" seconds)")" \
-      "$(fmt_num "$(json_get "$done_line" valid_ppl)" %.3f)" "$(fmt_num "$(json_get "$row" aer_prior)" %.4f)" \
+    found+=("$seed")
+    done_line=$(last_line_with "$prefix$seed.train.jsonl" '"event":"done"')
+    rows+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' "$label" "$seed" \
+      "$(json_get "$done_line" steps)" "$(fmt_duration "$(json_get "$done_line" seconds)")" \
+      "$(fmt_num "$(json_get "$done_line" valid_ppl)" %.3f)" "$(fmt_num "$(json_get "$row" ppl)" %.3f)" \
+      "$(fmt_num "$(json_get "$row" support)" %.2f)" "$(fmt_num "$(json_get "$row" aer_prior)" %.4f)" \
       "$(fmt_num "$(json_get "$row" aer_posterior)" %.4f)" "$(fmt_num "$(json_get "$row" aer_q)" %.4f)")")
   done
+  ((${#found[@]})) || continue
+  cell() { seed_cell "$1" "$prefix" eval.jsonl "$2" "${found[@]}"; }
+  summary+=("$(printf '| %s | %s | %s | %s | %s | %s | %s |' "$label" "${#found[@]}" "$(cell %.3f ppl)" \
+    "$(cell %.2f support)" "$(cell %.4f aer_prior)" "$(cell %.4f aer_posterior)" "$(cell %.4f aer_q)")")
 done
 
 {
-  echo "| variant | seed | updates | train time | valid ppl | prior AER | posterior AER | q AER |"
-  echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| variant | seed | updates | train time | valid ppl | test ppl | support | prior AER | posterior AER | q AER |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "Test split of lava data synth (500 sentences; 0.0010 is the lowest AER possible). Each run: lava train" \
-    "--task nmt ${train_args[*]} --seed SEED; var-enum+warm adds --warm-start $warm. AER of the argmax" \
-    "alignment of the prior p(z_j | x, y_<j), the exact posterior p(z_j | x, y) and q (lava eval --gold-align)." \
+  echo "| variant | seeds | test ppl | support | prior AER | posterior AER | q AER |"
+  echo "|---|--:|--:|--:|--:|--:|--:|"
+  printf '%s\n' "${summary[@]}"
+  echo
+  echo "Test split of lava data synth (500 sentences; 0.0010 is the lowest AER possible); mean ± sd (sample) over the" \
+    "seeds. Each run: lava train --task nmt ${train_args[*]} --seed SEED; var-enum+warm adds --warm-start $warm," \
+    "the -1.5 rows --alpha 1.5. AER of the argmax alignment of the prior p(z_j | x, y_<j), the exact posterior" \
+    "p(z_j | x, y) and q (lava eval --gold-align); support: the mean number of source positions with non-zero" \
+    "probability per target word, of p (sparse-marginal) or q (var-sparse), test split." \
     "Mode $mode; train time depends on the machine and its load."
 } >"$out/table.md"
 cat "$out/table.md"
