@@ -148,7 +148,7 @@ TEST_CASE("bench train --init-model: the file's network and parameters, bit for 
     save_bench_network(from_file.init_model, own, attn, 2.f, own.seed + 1);
     CHECK(run_train_bench(from_file).objective_per_token != a.objective_per_token);
   }
-  // A sparse variant reports its support (at most the 6 source words and </s>), and the file's alpha is the one used.
+  // A sparse variant reports its support (at most the 6 source words), and the file's alpha is the one used.
   TrainBenchOptions o = tiny_bench("soft");
   o.init_model = dir.file("sparse.st");
   save_bench_network(o.init_model, o, "sparse-marginal", 2.f, 5);
@@ -157,7 +157,7 @@ TEST_CASE("bench train --init-model: the file's network and parameters, bit for 
   const TrainBenchResult entmax = run_train_bench(o);
   CHECK(sparsemax.sparse);
   CHECK(sparsemax.support_per_token >= 1.0);
-  CHECK(sparsemax.support_per_token <= 7.0);
+  CHECK(sparsemax.support_per_token <= 6.0);
   CHECK(entmax.objective_per_token != sparsemax.objective_per_token);
   CHECK_FALSE(run_train_bench(tiny_bench("marginal")).sparse);
 }
@@ -185,7 +185,7 @@ TEST_CASE("bench train --init-model --data: real valid pairs spread over the spl
   CHECK(row.at("attn").str() == "sparse-marginal");
   CHECK(row.at("tokens_per_s").number() * row.at("step_ms").number() * 1e-3 == doctest::Approx(12));
   CHECK(row.at("support").number() >= 1.0);
-  CHECK(row.at("support").number() <= 5.0);  // 4 source words and </s>
+  CHECK(row.at("support").number() <= 4.0);  // 4 source words
   CHECK(run_lava(bench + " --batch-size 3").code == 0);  // random words of the file's vocabularies
   // Usage errors (exit 2) name the option; input errors (exit 1) the file.
   for (const char* args : {" --attn soft", " --emb-size 8", " --vocab 50", " --data x --src-len 4"}) {
