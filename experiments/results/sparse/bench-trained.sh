@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The training speed of the sparse variants once their support has shrunk: trains marginal, var-enum,
+# sparse-marginal and var-sparse (sparsemax and 1.5-entmax) at the small table's shape (experiments/paper/nmt.ini,
+# scale small) on the gettext corpus for the same number of updates (seed 1), and the two sparsemax variants for one
+# update (the -init rows: the support of an untrained model, the measurement from random weights on the same batch);
+# then times `lava bench train --init-model MODEL --data CORPUS` of each model in rounds, the order of the models
+# rotated round by round so that a drift of the machine's speed favours none, and prints every measurement as
+# "round label tokens_per_s support" (also OUT/bench.txt), then per label the median over rounds of its tokens/s over
+# its dense counterpart's in the same round (marginal for sparse-marginal, var-enum for var-sparse) and its median
+# support. README.md says what they came to.
+# usage: experiments/results/sparse/bench-trained.sh LAVA [OUT] [UPDATES] [ROUNDS]   (LAVA: the lava binary to run)
+set -euo pipefail
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then echo "usage: $0 LAVA [OUT] [UPDATES] [ROUNDS]" >&2; exit 2; fi
+lava=$(realpath "$1")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034  # used by lib.sh's messages
+SCRIPT=bench-trained
+# shellcheck source=experiments/lib.sh
+source "$here/../../lib.sh"  # json_get; OMP_WAIT_POLICY=passive
+out=${2:-$here/../../../runs/sparse-bench-trained} updates=${3:-1061} rounds=${4:-7}
+corpus=$here/../../../data/gettext-de-en-every5
+mkdir -p "$out"
+# The small scale's options of experiments/paper/nmt.ini, but a fixed budget of updates instead of its stopping rule.
+small=(--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --layers 1 --batch-size 32 --lr 3e-3
+  --dropout 0.2 --max-vocab 4000 --max-len 20 --init 0.3 --clip 5)
+# "label updates attn [options]"; updates "-": UPDATES.
+models=("marginal - marginal" "var-enum - var-enum" "sparse-marginal - sparse-marginal"
+  "sparse-marginal-1.5 - sparse-marginal --alpha 1.5" "var-sparse - var-sparse" "var-sparse-1.5 - var-sparse --alpha 1.5"
+  "sparse-marginal-init 1 sparse-marginal" "var-sparse-init 1 var-sparse")
+for m in "${models[@]}"; do
+  read -r label steps attn extra <<<"$m"
+  read -ra extra <<<"${extra:-}"
+  [ "$steps" = - ] && steps=$updates
+  [ -f "$out/$label.st" ] && continue
+  "$lava" train --task nmt --data "$corpus" --attn "$attn" "${extra[@]}" "${small[@]}" --max-steps "$steps" \
+    --seed 1 --threads 1 --save "$out/$label.st" --format json >"$out/$label.train.jsonl" 2>"$out/$label.train.log"
+  rm -f "$out/$label.st.resume"
+done
+[ "${BENCH:-1}" = 1 ] || exit 0
+# One batch of 32 validation pairs per step, as lava train would see them; one thread, as the table's runs train.
+n=${#models[@]}
+: >"$out/bench.txt"
+for r in $(seq 1 "$rounds"); do
+  for k in $(seq 0 $((n - 1))); do
+    read -r label _ <<<"${models[$(((k + r) % n))]}"
+    row=$("$lava" bench train --init-model "$out/$label.st" --data "$corpus" --threads 1 --steps 8 --warmup 2 \
+      --format json -q | tail -n 1)
+    echo "$r $label $(json_get "$row" tokens_per_s) $(json_get "$row" support)" | tee -a "$out/bench.txt"
+  done
+done
+echo "| model | dense counterpart | tokens/s over it (median of rounds) | min | max | support (median) |"
+echo "|---|---|--:|--:|--:|--:|"
+# median(list): the middle value, or the mean of the two middle ones (insertion sort: mawk has no asort).
+awk '
+  function median(list,   v, m, i, j, t) {
+    m = split(list, v, " ")
+    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+  }
+  { tps[$1, $2] = $3; sup[$2] = sup[$2] " " $4; labels[$2] = 1; rounds[$1] = 1 }
+  END {
+    for (l in labels) {
+      base = l ~ /^sparse-marginal/ ? "marginal" : l ~ /^var-sparse/ ? "var-enum" : ""
+      if (base == "") continue
+      ratios = ""; lo = 1e9; hi = 0
+      for (r in rounds) { x = tps[r, l] / tps[r, base]; ratios = ratios " " x; if (x < lo) lo = x; if (x > hi) hi = x }
+      printf "| %s | %s | %.3f | %.3f | %.3f | %.2f |\n", l, base, median(ratios), lo, hi, median(sup[l])
+    }
+  }' "$out/bench.txt" | sort
