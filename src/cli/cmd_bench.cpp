@@ -241,12 +241,15 @@ int bench_train(int argc, char** argv) {
                  "trained parameters instead of a uniform init: the variant, its hyperparameters (--alpha) and every\n"
                  "size come from the file (so --attn, --emb-size, --hidden-size, --attn-size, --inf-hidden and\n"
                  "--vocab may not be given), the tokens are still random words of its vocabularies, and dropout is\n"
-                 "off as without it. With --data DIR as well, the batch is --batch-size real pairs of DIR's valid\n"
-                 "split (pairs k*n/B, k < B, of its n; --src-len and --tgt-len may not be given), encoded with the\n"
-                 "model's vocabularies: a trained model's attention on random words is not its attention on\n"
-                 "sentences. The sparse variants' cost follows their support, which shrinks as a model learns;\n"
-                 "support is the mean support size per target token over the timed steps (n/a for the other\n"
-                 "variants).\n\n"
+                 "off as without it. With --data DIR as well, the steps visit in turn the batches of one epoch of\n"
+                 "lava train (--batch-size pairs of similar lengths, --seed's order) over DIR's valid split, encoded\n"
+                 "with the model's vocabularies, without the pairs over --max-len tokens a side (0: all; give the\n"
+                 "model's own); --src-len and --tgt-len may not be given, and tokens_per_s and step_ms are then all\n"
+                 "the timed tokens over all the timed time and its mean step. A trained model's attention on random\n"
+                 "words is not its attention on sentences, and a dense variant pays for padding that batches of\n"
+                 "mixed lengths would exaggerate. The sparse variants' cost follows their support, which shrinks\n"
+                 "as a model learns; support is the mean support size per target token over the timed steps (n/a\n"
+                 "for the other variants).\n\n"
                  "--profile (profiling build only) then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
@@ -279,6 +282,7 @@ int bench_train(int argc, char** argv) {
       ("warmup", po::value<std::string>()->default_value("2"), "untimed steps first")          //
       ("init-model", po::value<std::string>(), "start from this trained translation model (sizes from it)")  //
       ("data", po::value<std::string>(), "with --init-model: time real pairs of this corpus's valid split")  //
+      ("max-len", po::value<std::string>()->default_value("0"), "with --data: longest pair, tokens a side (0: all)")  //
       ("profile", po::bool_switch(), "then --steps more steps under the per-op profile (tables below)");
   if (!cl.parse(argc, argv)) return 0;
   TrainBenchOptions o;
@@ -313,6 +317,9 @@ int bench_train(int argc, char** argv) {
     o.data = cl.get_string("data");
     for (const char* set_by_data : {"src-len", "tgt-len"})
       if (cl.has(set_by_data)) cl.fail(fmt::format("--{}: --data's pairs set it", set_by_data));
+    o.max_len = int(cl.get_int("max-len", 0, 10000));
+  } else if (cl.has("max-len")) {
+    cl.fail("--max-len goes with --data");
   }
   const TrainBenchResult r = run_train_bench(o);
   const int threads = omp_get_max_threads();

@@ -9,6 +9,8 @@
 # its dense counterpart's in the same round (marginal for sparse-marginal, var-enum for var-sparse) and its median
 # support. README.md says what they came to.
 # usage: experiments/results/sparse/bench-trained.sh LAVA [OUT] [UPDATES] [ROUNDS]   (LAVA: the lava binary to run)
+# MORE="LABEL=MODEL ..." adds models trained elsewhere to the rounds (a label starting with sparse-marginal or
+# var-sparse is compared with marginal or var-enum), e.g. a sweep run's converged model.
 set -euo pipefail
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then echo "usage: $0 LAVA [OUT] [UPDATES] [ROUNDS]" >&2; exit 2; fi
 lava=$(realpath "$1")
@@ -17,7 +19,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SCRIPT=bench-trained
 # shellcheck source=experiments/lib.sh
 source "$here/../../lib.sh"  # json_get; OMP_WAIT_POLICY=passive
-out=${2:-$here/../../../runs/sparse-bench-trained} updates=${3:-1061} rounds=${4:-7}
+out=${2:-$here/../../../runs/sparse-bench-trained} updates=${3:-1061} rounds=${4:-5}
 corpus=$here/../../../data/gettext-de-en-every5
 mkdir -p "$out"
 # The small scale's options of experiments/paper/nmt.ini, but a fixed budget of updates instead of its stopping rule.
@@ -37,13 +39,20 @@ for m in "${models[@]}"; do
   rm -f "$out/$label.st.resume"
 done
 [ "${BENCH:-1}" = 1 ] || exit 0
-# One batch of 32 validation pairs per step, as lava train would see them; one thread, as the table's runs train.
+declare -A file
+for m in "${models[@]}"; do read -r label _ <<<"$m"; file[$label]=$out/$label.st; done
+for more in ${MORE:-}; do
+  [ -f "${more#*=}" ] || { echo "$0: no model ${more#*=}" >&2; exit 1; }
+  models+=("${more%%=*}") file[${more%%=*}]=${more#*=}
+done
+# The batches of a training epoch over the valid split (32 pairs of similar lengths, up to 20 tokens a side, as the
+# models trained), the same for every model; one thread, as the table's runs train.
 n=${#models[@]}
 : >"$out/bench.txt"
 for r in $(seq 1 "$rounds"); do
   for k in $(seq 0 $((n - 1))); do
     read -r label _ <<<"${models[$(((k + r) % n))]}"
-    row=$("$lava" bench train --init-model "$out/$label.st" --data "$corpus" --threads 1 --steps 8 --warmup 2 \
+    row=$("$lava" bench train --init-model "${file[$label]}" --data "$corpus" --max-len 20 --threads 1 --steps 12 --warmup 2 \
       --format json -q | tail -n 1)
     echo "$r $label $(json_get "$row" tokens_per_s) $(json_get "$row" support)" | tee -a "$out/bench.txt"
   done

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "data/batcher.hpp"
 #include "data/parallel_corpus.hpp"
 #include "gemm/gemm.hpp"
 #include "tasks/nmt/model_file.hpp"
@@ -46,25 +47,25 @@ double peak_rss_mb() {
   return double(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-// B pairs of the valid split of o.data, encoded with the model's vocabularies: pairs k·n/B for k < B of its n pairs,
-// so that the batch spans the split rather than one stretch of it.
+// The valid split of o.data, encoded with the model's vocabularies, without the pairs over o.max_len tokens a side
+// (0: all), as lava train validates.
 std::vector<SentencePair> corpus_pairs(const TrainBenchOptions& o, const Vocab& src_vocab, const Vocab& tgt_vocab) {
   CorpusOptions co;
   co.dir = o.data;
-  const ParallelSplit valid = read_parallel_split(co, CorpusSplit::valid, src_vocab, tgt_vocab);
-  const size_t n = valid.pairs.size(), B = size_t(o.batch);
-  if (n < B)
-    throw input_error(valid.src_path, 0, fmt::format("{} pairs, fewer than --batch-size {}", n, o.batch));
-  std::vector<SentencePair> pairs;
-  for (size_t k = 0; k < B; ++k) pairs.push_back(valid.pairs[k * n / B]);
-  return pairs;
+  co.max_len = o.max_len;
+  ParallelSplit valid = read_parallel_split(co, CorpusSplit::valid, src_vocab, tgt_vocab);
+  if (valid.pairs.empty())
+    throw input_error(valid.src_path, 0, fmt::format("no sentence pair of at most {} tokens a side", o.max_len));
+  return std::move(valid.pairs);
 }
 
-// The network the bench trains and its batch: o's sizes from a uniform init, or init_model's network from its
-// parameters; random pairs, or o.data's.
+// The network the bench trains and its batches: o's sizes from a uniform init, or init_model's network from its
+// parameters; one batch of random pairs, or o.data's pairs in the batches of one epoch of lava train (similar lengths
+// together, src/data/batcher.hpp), which the steps visit in turn.
 struct BenchSetup {
   std::unique_ptr<Seq2Seq> model;
   std::vector<SentencePair> pairs;
+  std::vector<std::vector<int>> batches;  // indices into pairs
 };
 BenchSetup bench_setup(const TrainBenchOptions& o) {
   Seq2SeqConfig cfg;
@@ -75,7 +76,9 @@ BenchSetup bench_setup(const TrainBenchOptions& o) {
     cfg.dropout = 0.f;  // the peer runs without dropout too
     auto model = std::make_unique<Seq2Seq>(cfg);
     model->ps.init_uniform(0.1f, o.seed);
-    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab)};
+    std::vector<int> all(static_cast<size_t>(o.batch));
+    for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab), {all}};
   }
   const LoadedNmt trained = load_nmt(o.init_model);
   cfg = trained.model->config();
@@ -84,9 +87,14 @@ BenchSetup bench_setup(const TrainBenchOptions& o) {
   LAVA_CHECK(model->ps.size() == trained.model->ps.size(), "parameter store of {} rebuilt with another size",
              o.init_model);
   std::copy_n(trained.model->ps.values(), model->ps.size(), model->ps.values());
-  std::vector<SentencePair> pairs = o.data.empty() ? random_pairs(o, cfg.src_vocab, cfg.tgt_vocab)
-                                                   : corpus_pairs(o, trained.src_vocab, trained.tgt_vocab);
-  return {std::move(model), std::move(pairs)};
+  if (o.data.empty()) {
+    std::vector<int> all(static_cast<size_t>(o.batch));
+    for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab), {all}};
+  }
+  std::vector<SentencePair> pairs = corpus_pairs(o, trained.src_vocab, trained.tgt_vocab);
+  std::vector<std::vector<int>> batches = train_batches(pairs, BatchOptions{.batch_size = o.batch}, o.seed, 0);
+  return {std::move(model), std::move(pairs), std::move(batches)};
 }
 
 }  // namespace
@@ -97,24 +105,23 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   const BenchSetup setup = bench_setup(o);
   Seq2Seq& model = *setup.model;
   const Seq2SeqConfig& cfg = model.config();
-  const std::vector<SentencePair>& pairs = setup.pairs;
-  std::vector<int> index(pairs.size());
-  for (size_t i = 0; i < index.size(); ++i) index[i] = int(i);
-  const Batch batch = make_batch(pairs, index);
+  std::vector<Batch> batches;
+  for (const std::vector<int>& index : setup.batches) batches.push_back(make_batch(setup.pairs, index));
   Adam<float> adam;
   adam.lr = 1e-3f;
   Tape<float> tape;
   std::vector<double> seconds;
-  double flops = 0, threaded_flops = 0, objective = 0, support_sum = 0;
+  double flops = 0, threaded_flops = 0, objective = 0, support_sum = 0, timed_tokens = 0;
 #if LAVA_PROFILE
   OpWork output_before;
 #endif
   // One training step, as lava train runs it; returns its objective per target token and adds its support sum.
   auto train_step = [&](int step) {
+    const Batch& batch = batches[size_t(step) % batches.size()];
     tape.reset();
     Ctx c{tape, model.ps, true, CounterRng(o.seed, stream_id("train")).child(uint64_t(step)), 0.f};
     const ObjectiveTerms terms = model.objective(c, batch, ObjectiveOptions{});
-    if (step >= o.warmup) support_sum += terms.support_sum;
+    if (step >= o.warmup) support_sum += terms.support_sum, timed_tokens += double(batch.target_tokens());
     Var<float> loss = affine(terms.objective, -1.f / float(batch.B), 0.f);
     tape.backward(loss);  // accumulates into zeros: the last Adam step consumed the gradients
     static const int adam_kind = op_profile::kind_id("adam (clip + update)");
@@ -139,8 +146,11 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
     }
   }
   TrainBenchResult r;
-  r.step_seconds = median(seconds);
-  r.tokens_per_s = double(batch.target_tokens()) / r.step_seconds;
+  // One batch: the median step. Batches of several sizes: all the timed tokens over all the timed time.
+  double total_seconds = 0;
+  for (double s : seconds) total_seconds += s;
+  r.step_seconds = batches.size() == 1 ? median(seconds) : total_seconds / double(o.steps);
+  r.tokens_per_s = timed_tokens / double(o.steps) / r.step_seconds;
   r.gemm_work_counted = op_profile::kBuilt;
   r.gflop_per_step = flops * 1e-9;
   r.gflops = r.gflop_per_step / r.step_seconds;
@@ -156,7 +166,7 @@ TrainBenchResult run_train_bench(const TrainBenchOptions& o) {
   r.objective_per_token = objective;
   r.attn_name = variant_info(cfg.attn).name;
   r.sparse = variant_info(cfg.attn).sparse;
-  r.support_per_token = support_sum / (double(o.steps) * double(batch.target_tokens()));
+  r.support_per_token = support_sum / timed_tokens;
 #if LAVA_PROFILE
   if (o.profile) {  // after everything above, so that the profile's clock readings cannot touch those figures
     std::vector<double> profiled;

@@ -19,8 +19,9 @@ struct TrainBenchOptions {
   AttnVariant attn;  // --attn's default unless set
   int emb = 256, hidden = 256, attn_size = 256, inf_hidden = 256, vocab = 10000;
   std::string init_model;  // a translation model file: its network and parameters replace the five sizes and attn
-  std::string data;        // with init_model, a corpus folder: the batch is real pairs of its valid split instead of
-                           // random tokens (B pairs spread evenly over the split; src_len and tgt_len unused)
+  std::string data;        // with init_model, a corpus folder: the steps visit the batches of one training epoch
+                           // over its valid split instead of one batch of random words (src_len, tgt_len unused)
+  int max_len = 0;         // with data: leave out the pairs with more tokens on a side (0: none), as lava train
   int batch = 32, src_len = 20, tgt_len = 20;
   int steps = 10, warmup = 2;
   uint64_t seed = 1;
@@ -28,8 +29,8 @@ struct TrainBenchOptions {
 };
 
 struct TrainBenchResult {
-  double step_seconds = 0;         // median over the timed steps
-  double tokens_per_s = 0;         // B · tgt_len / step_seconds
+  double step_seconds = 0;         // median over the timed steps (the mean with data: batches of several sizes)
+  double tokens_per_s = 0;         // predicted tokens of a step / step_seconds (with data: of all timed steps)
   // The GEMM work below is counted only by a profiling build (make PROFILE=1); the product build leaves it 0.
   bool gemm_work_counted = false;
   double gflop_per_step = 0;       // GEMM work of one step (2·M·N·K summed; nearly all of a step's arithmetic)

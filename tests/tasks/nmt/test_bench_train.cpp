@@ -162,14 +162,15 @@ TEST_CASE("bench train --init-model: the file's network and parameters, bit for 
   CHECK_FALSE(run_train_bench(tiny_bench("marginal")).sparse);
 }
 
-TEST_CASE("bench train --init-model --data: real valid pairs spread over the split, and the options' errors") {
+TEST_CASE("bench train --init-model --data: the batches of a training epoch over the valid split, and the errors") {
   TempDir dir("bench_data");
   const TrainBenchOptions o = tiny_bench("marginal");
   const std::string model = dir.file("m.st"), corpus = dir.file("corpus");
   save_bench_network(model, o, "sparse-marginal", 2.f, 1);
   std::filesystem::create_directories(corpus);
-  // Six pairs whose targets have 1 .. 6 words: --batch-size 3 takes pairs 0, 2 and 4 (k·n/B), whose 1, 3 and 5
-  // words and </s> each are 12 predicted tokens a step (the first three pairs would be 9).
+  // Six pairs of 4 source words whose targets have 1 .. 6 words: --batch-size 3 cuts them into the batches of pairs
+  // 0-2 and 3-5 (lengths sorted), 2 + 3 + 4 and 5 + 6 + 7 predicted tokens (words and </s>); two steps visit both,
+  // 27 tokens. With --max-len 4, pairs 0-3: batches of 9 and 5 tokens, 14.
   {
     std::ofstream de(corpus + "/valid.de"), en(corpus + "/valid.en");
     for (int k = 0; k < 6; ++k) {
@@ -178,26 +179,29 @@ TEST_CASE("bench train --init-model --data: real valid pairs spread over the spl
       en << "\n";
     }
   }
-  const std::string bench = "bench train -q --format json --steps 1 --warmup 0 --init-model " + model;
-  const CliResult r = run_lava(bench + " --batch-size 3 --data " + corpus);
-  REQUIRE(r.code == 0);
-  const JsonValue row = parse_json(r.out, "stdout");
-  CHECK(row.at("attn").str() == "sparse-marginal");
-  CHECK(row.at("tokens_per_s").number() * row.at("step_ms").number() * 1e-3 == doctest::Approx(12));
-  CHECK(row.at("support").number() >= 1.0);
-  CHECK(row.at("support").number() <= 4.0);  // 4 source words
-  CHECK(run_lava(bench + " --batch-size 3").code == 0);  // random words of the file's vocabularies
+  const std::string bench = "bench train -q --format json --steps 2 --warmup 0 --batch-size 3 --init-model " + model;
+  for (const auto& [extra, tokens] : {std::pair<std::string, double>{"", 27}, {" --max-len 4", 14}}) {
+    CAPTURE(extra);
+    const CliResult r = run_lava(bench + " --data " + corpus + extra);
+    REQUIRE(r.code == 0);
+    const JsonValue row = parse_json(r.out, "stdout");
+    CHECK(row.at("attn").str() == "sparse-marginal");
+    CHECK(row.at("tokens_per_s").number() * 2 * row.at("step_ms").number() * 1e-3 == doctest::Approx(tokens));
+    CHECK(row.at("support").number() >= 1.0);
+    CHECK(row.at("support").number() <= 4.0);  // 4 source words
+  }
+  CHECK(run_lava(bench).code == 0);  // random words of the file's vocabularies
   // Usage errors (exit 2) name the option; input errors (exit 1) the file.
-  for (const char* args : {" --attn soft", " --emb-size 8", " --vocab 50", " --data x --src-len 4"}) {
+  for (const char* args : {" --attn soft", " --emb-size 8", " --vocab 50", " --data x --src-len 4", " --max-len 4"}) {
     CAPTURE(args);
     const CliResult bad = run_lava(bench + args);
     CHECK(bad.code == 2);
     CHECK(bad.err.find(std::string(args).substr(1, std::string(args).find(' ', 1) - 1)) != std::string::npos);
   }
   CHECK(run_lava("bench train --data " + corpus).code == 2);
-  const CliResult few = run_lava(bench + " --batch-size 7 --data " + corpus);
-  CHECK(few.code == 1);
-  CHECK(few.err.find("valid.de") != std::string::npos);
+  const CliResult none = run_lava(bench + " --max-len 3 --data " + corpus);  // every source has 4 words
+  CHECK(none.code == 1);
+  CHECK(none.err.find("valid.de") != std::string::npos);
   CHECK(run_lava(bench + " --data " + dir.file("nothing")).code == 1);
   CHECK(run_lava("bench train --init-model " + dir.file("nothing.st")).code == 1);
 }
