@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/check.hpp"
@@ -68,33 +69,35 @@ struct BenchSetup {
   std::vector<std::vector<int>> batches;  // indices into pairs
 };
 BenchSetup bench_setup(const TrainBenchOptions& o) {
+  BenchSetup setup;
   Seq2SeqConfig cfg;
+  std::optional<LoadedNmt> trained;
   if (o.init_model.empty()) {
     cfg.attn = o.attn;
     cfg.src_vocab = cfg.tgt_vocab = o.vocab;
     cfg.emb = o.emb, cfg.hidden = o.hidden, cfg.attn_size = o.attn_size, cfg.inf_hidden = o.inf_hidden;
-    cfg.dropout = 0.f;  // the peer runs without dropout too
-    auto model = std::make_unique<Seq2Seq>(cfg);
-    model->ps.init_uniform(0.1f, o.seed);
-    std::vector<int> all(static_cast<size_t>(o.batch));
-    for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
-    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab), {all}};
+  } else {
+    trained = load_nmt(o.init_model);
+    cfg = trained->model->config();
   }
-  const LoadedNmt trained = load_nmt(o.init_model);
-  cfg = trained.model->config();
-  cfg.dropout = 0.f;  // as above; dropout declares no parameter, so the stores have the same layout
-  auto model = std::make_unique<Seq2Seq>(cfg);
-  LAVA_CHECK(model->ps.size() == trained.model->ps.size(), "parameter store of {} rebuilt with another size",
-             o.init_model);
-  std::copy_n(trained.model->ps.values(), model->ps.size(), model->ps.values());
+  cfg.dropout = 0.f;  // the peer runs without dropout too; dropout declares no parameter, so the stores' layouts agree
+  setup.model = std::make_unique<Seq2Seq>(cfg);
+  if (!trained) {
+    setup.model->ps.init_uniform(0.1f, o.seed);
+  } else {
+    LAVA_CHECK(setup.model->ps.size() == trained->model->ps.size(), "parameter store of {} rebuilt with another size",
+               o.init_model);
+    std::copy_n(trained->model->ps.values(), setup.model->ps.size(), setup.model->ps.values());
+  }
   if (o.data.empty()) {
-    std::vector<int> all(static_cast<size_t>(o.batch));
-    for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
-    return {std::move(model), random_pairs(o, cfg.src_vocab, cfg.tgt_vocab), {all}};
+    setup.pairs = random_pairs(o, cfg.src_vocab, cfg.tgt_vocab);
+    setup.batches.emplace_back(static_cast<size_t>(o.batch));
+    for (size_t i = 0; i < setup.batches[0].size(); ++i) setup.batches[0][i] = int(i);
+  } else {
+    setup.pairs = corpus_pairs(o, trained->src_vocab, trained->tgt_vocab);
+    setup.batches = train_batches(setup.pairs, BatchOptions{.batch_size = o.batch}, o.seed, 0);
   }
-  std::vector<SentencePair> pairs = corpus_pairs(o, trained.src_vocab, trained.tgt_vocab);
-  std::vector<std::vector<int>> batches = train_batches(pairs, BatchOptions{.batch_size = o.batch}, o.seed, 0);
-  return {std::move(model), std::move(pairs), std::move(batches)};
+  return setup;
 }
 
 }  // namespace
