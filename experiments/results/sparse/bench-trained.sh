@@ -19,28 +19,28 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SCRIPT=bench-trained
 # shellcheck source=experiments/lib.sh
 source "$here/../../lib.sh"  # json_get; OMP_WAIT_POLICY=passive
-out=${2:-$here/../../../runs/sparse-bench-trained} updates=${3:-1061} rounds=${4:-5}
+dir=${2:-$here/../../../runs/sparse-bench-trained} updates=${3:-1061} rounds=${4:-5}
 corpus=$here/../../../data/gettext-de-en-every5
-mkdir -p "$out"
+mkdir -p "$dir"
 # The small scale's options of experiments/paper/nmt.ini, but a fixed budget of updates instead of its stopping rule.
 small=(--emb-size 64 --hidden-size 128 --attn-size 64 --inf-hidden 64 --layers 1 --batch-size 32 --lr 3e-3
   --dropout 0.2 --max-vocab 4000 --max-len 20 --init 0.3 --clip 5)
 # "label updates attn [options]"; updates "-": UPDATES.
 models=("marginal - marginal" "var-enum - var-enum" "sparse-marginal - sparse-marginal"
-  "sparse-marginal-1.5 - sparse-marginal --alpha 1.5" "var-sparse - var-sparse" "var-sparse-1.5 - var-sparse --alpha 1.5"
-  "sparse-marginal-init 1 sparse-marginal" "var-sparse-init 1 var-sparse")
+  "sparse-marginal-1.5 - sparse-marginal --alpha 1.5" "var-sparse - var-sparse"
+  "var-sparse-1.5 - var-sparse --alpha 1.5" "sparse-marginal-init 1 sparse-marginal" "var-sparse-init 1 var-sparse")
 for m in "${models[@]}"; do
   read -r label steps attn extra <<<"$m"
   read -ra extra <<<"${extra:-}"
   [ "$steps" = - ] && steps=$updates
-  [ -f "$out/$label.st" ] && continue
+  [ -f "$dir/$label.st" ] && continue
   "$lava" train --task nmt --data "$corpus" --attn "$attn" "${extra[@]}" "${small[@]}" --max-steps "$steps" \
-    --seed 1 --threads 1 --save "$out/$label.st" --format json >"$out/$label.train.jsonl" 2>"$out/$label.train.log"
-  rm -f "$out/$label.st.resume"
+    --seed 1 --threads 1 --save "$dir/$label.st" --format json >"$dir/$label.train.jsonl" 2>"$dir/$label.train.log"
+  rm -f "$dir/$label.st.resume"
 done
 [ "${BENCH:-1}" = 1 ] || exit 0
 declare -A file
-for m in "${models[@]}"; do read -r label _ <<<"$m"; file[$label]=$out/$label.st; done
+for m in "${models[@]}"; do read -r label _ <<<"$m"; file[$label]=$dir/$label.st; done
 for more in ${MORE:-}; do
   [ -f "${more#*=}" ] || { echo "$0: no model ${more#*=}" >&2; exit 1; }
   models+=("${more%%=*}") file[${more%%=*}]=${more#*=}
@@ -48,13 +48,13 @@ done
 # The batches of a training epoch over the valid split (32 pairs of similar lengths, up to 20 tokens a side, as the
 # models trained), the same for every model; one thread, as the table's runs train.
 n=${#models[@]}
-: >"$out/bench.txt"
+: >"$dir/bench.txt"
 for r in $(seq 1 "$rounds"); do
   for k in $(seq 0 $((n - 1))); do
     read -r label _ <<<"${models[$(((k + r) % n))]}"
-    row=$("$lava" bench train --init-model "${file[$label]}" --data "$corpus" --max-len 20 --threads 1 --steps 12 --warmup 2 \
-      --format json -q | tail -n 1)
-    echo "$r $label $(json_get "$row" tokens_per_s) $(json_get "$row" support)" | tee -a "$out/bench.txt"
+    row=$("$lava" bench train --init-model "${file[$label]}" --data "$corpus" --max-len 20 --threads 1 --steps 12 \
+      --warmup 2 --format json -q | tail -n 1)
+    echo "$r $label $(json_get "$row" tokens_per_s) $(json_get "$row" support)" | tee -a "$dir/bench.txt"
   done
 done
 echo "| model | dense counterpart | tokens/s over it (median of rounds) | min | max | support (median) |"
@@ -63,7 +63,8 @@ echo "|---|---|--:|--:|--:|--:|"
 awk '
   function median(list,   v, m, i, j, t) {
     m = split(list, v, " ")
-    for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    for (i = 2; i <= m; i++)
+      for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
     return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
   }
   { tps[$1, $2] = $3; sup[$2] = sup[$2] " " $4; labels[$2] = 1; rounds[$1] = 1 }
@@ -75,4 +76,4 @@ awk '
       for (r in rounds) { x = tps[r, l] / tps[r, base]; ratios = ratios " " x; if (x < lo) lo = x; if (x > hi) hi = x }
       printf "| %s | %s | %.3f | %.3f | %.3f | %.2f |\n", l, base, median(ratios), lo, hi, median(sup[l])
     }
-  }' "$out/bench.txt" | sort
+  }' "$dir/bench.txt" | sort

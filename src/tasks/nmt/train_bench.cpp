@@ -24,12 +24,14 @@ namespace {
 // counter RNG so every run sees the same data.
 std::vector<SentencePair> random_pairs(const TrainBenchOptions& o, int src_vocab, int tgt_vocab) {
   const CounterRng rng(o.seed, stream_id("bench-train-data"));
-  const uint64_t src_words = uint64_t(src_vocab - Vocab::kNumSpecial), tgt_words = uint64_t(tgt_vocab - Vocab::kNumSpecial);
+  const uint64_t src_words = uint64_t(src_vocab - Vocab::kNumSpecial);
+  const uint64_t tgt_words = uint64_t(tgt_vocab - Vocab::kNumSpecial);
   std::vector<SentencePair> pairs(static_cast<size_t>(o.batch));
   uint64_t counter = 0;
   for (size_t b = 0; b < pairs.size(); ++b) {
     pairs[b].line = int(b) + 1;
-    for (int i = 0; i < o.src_len; ++i) pairs[b].src.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, src_words)));
+    for (int i = 0; i < o.src_len; ++i)
+      pairs[b].src.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, src_words)));
     for (int j = 0; j + 1 < o.tgt_len; ++j)
       pairs[b].tgt.push_back(int32_t(Vocab::kNumSpecial + rng.below(counter++, tgt_words)));
   }
