@@ -236,7 +236,20 @@ int bench_train(int argc, char** argv) {
                  "own rates (each runs to a common deadline: the ceiling of work shared from a counter).\n"
                  "tools/bench-torch.py times the same network in PyTorch; `make bench` runs both.\n"
                  "The GEMM work (every column from gflop_per_step to output_step_share) is counted only by the\n"
-                 "profiling build (make PROFILE=1: build/prof/lava); the product build prints n/a there.\n\n"
+                 "profiling build (make PROFILE=1: build/prof/lava); the product build prints n/a there.\n"
+                 "--init-model MODEL (a lava train --task nmt model file) times the steps of that network from its\n"
+                 "trained parameters instead of a uniform init: the variant, its hyperparameters (--alpha) and every\n"
+                 "size come from the file (so --attn, --emb-size, --hidden-size, --attn-size, --inf-hidden and\n"
+                 "--vocab may not be given), the tokens are still random words of its vocabularies, and dropout is\n"
+                 "off as without it. With --data DIR as well, the steps visit in turn the batches of one epoch of\n"
+                 "lava train (--batch-size pairs of similar lengths, --seed's order) over DIR's valid split, encoded\n"
+                 "with the model's vocabularies, without the pairs over --max-len tokens a side (0: all; give the\n"
+                 "model's own); --src-len and --tgt-len may not be given, and tokens_per_s and step_ms are then all\n"
+                 "the timed tokens over all the timed time and its mean step. A trained model's attention on random\n"
+                 "words is not its attention on sentences, and a dense variant pays for padding that batches of\n"
+                 "mixed lengths would exaggerate. The sparse variants' cost follows their support, which shrinks\n"
+                 "as a model learns; support is the mean support size per target token over the timed steps (n/a\n"
+                 "for the other variants).\n\n"
                  "--profile (profiling build only) then runs --steps more steps with every op timed (steady_clock readings around each op's\n"
                  "forward call and each backward record; off, no clock is read and the bits are the same) and prints\n"
                  "one row per op kind (\"event\":\"profile\" in json), per step, largest first: forward_ms,\n"
@@ -267,6 +280,9 @@ int bench_train(int argc, char** argv) {
       ("tgt-len", po::value<std::string>()->default_value("20"), "predicted target tokens per sentence")  //
       ("steps", po::value<std::string>()->default_value("10"), "timed steps (median)")              //
       ("warmup", po::value<std::string>()->default_value("2"), "untimed steps first")          //
+      ("init-model", po::value<std::string>(), "start from this trained translation model (sizes from it)")  //
+      ("data", po::value<std::string>(), "with --init-model: time real pairs of this corpus's valid split")  //
+      ("max-len", po::value<std::string>()->default_value("0"), "with --data: longest pair, tokens a side (0: all)")  //
       ("profile", po::bool_switch(), "then --steps more steps under the per-op profile (tables below)");
   if (!cl.parse(argc, argv)) return 0;
   TrainBenchOptions o;
@@ -291,6 +307,20 @@ int bench_train(int argc, char** argv) {
   o.steps = int(cl.get_int("steps", 1, 100000));
   o.warmup = int(cl.get_int("warmup", 0, 100000));
   o.seed = cl.common().seed;
+  if (cl.has("init-model")) {
+    o.init_model = cl.get_string("init-model");
+    for (const char* set_by_model : {"attn", "emb-size", "hidden-size", "attn-size", "inf-hidden", "vocab"})
+      if (cl.has(set_by_model)) cl.fail(fmt::format("--{}: --init-model's file sets it", set_by_model));
+  }
+  if (cl.has("data")) {
+    if (o.init_model.empty()) cl.fail("--data needs --init-model (the vocabularies come from the model file)");
+    o.data = cl.get_string("data");
+    for (const char* set_by_data : {"src-len", "tgt-len"})
+      if (cl.has(set_by_data)) cl.fail(fmt::format("--{}: --data's pairs set it", set_by_data));
+    o.max_len = int(cl.get_int("max-len", 0, 10000));
+  } else if (cl.has("max-len")) {
+    cl.fail("--max-len goes with --data");
+  }
   const TrainBenchResult r = run_train_bench(o);
   const int threads = omp_get_max_threads();
   const double peak = measure_fma_peak_gflops(threads), kernel_loop = measure_kernel_loop_gflops(threads);
@@ -301,13 +331,14 @@ int bench_train(int argc, char** argv) {
   t.add_column("gemm_threaded_share", ".3f");
   t.add_column("output_gflop_per_step", ".2f").add_column("output_gflops", ".1f");
   t.add_column("output_peak_ratio", ".3f").add_column("output_step_share", ".3f");
-  t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f");
+  t.add_column("peak_rss_mb", ".0f").add_column("objective_per_token", ".4f").add_column("support", ".2f");
   // GEMM work is counted by a profiling build only: the product build's cells say n/a rather than 0.
   const auto work = [&](double x) { return r.gemm_work_counted ? Cell(x) : Cell("n/a"); };
-  t.add_row({variant_info(o.attn).name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, work(r.gflop_per_step),
+  t.add_row({r.attn_name, double(threads), r.tokens_per_s, 1e3 * r.step_seconds, work(r.gflop_per_step),
              work(r.gflops), peak, work(r.gflops / peak), kernel_loop, work(r.gflops / kernel_loop),
              work(r.gemm_threaded_share), work(r.output_gflop_per_step), work(r.output_gflops),
-             work(r.output_gflops / peak), work(r.output_step_share), r.peak_rss_mb, r.objective_per_token});
+             work(r.output_gflops / peak), work(r.output_step_share), r.peak_rss_mb, r.objective_per_token,
+             r.sparse ? Cell(r.support_per_token) : Cell("n/a")});
   t.print(stdout, cl.common().format);
   if (o.profile) print_profile(r, threads, cl.common().format);
   return 0;

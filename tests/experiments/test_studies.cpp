@@ -91,7 +91,7 @@ TEST_CASE("studies: every file plans its runs at each scale") {
                                          {"caption.ini", "full", 7 * 2},
                                          {"synth-aer.ini", "quick", 8},
                                          {"synth-aer.ini", "full", 8 * 3},
-                                         {"synth-aer.ini", "embedding", 8 * 2}}) {
+                                         {"synth-aer.ini", "embedding", 8 * 3}}) {
     CAPTURE(p.file);
     CAPTURE(p.scale);
     const CliResult r = run_lava(fmt::format("sweep plan experiments/studies/{} --scale {} --format csv", p.file, p.scale));
