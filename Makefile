@@ -96,10 +96,12 @@ $(BUILD)/lava: $(BUILD)/obj/src/cli/main.o $(BUILD)/liblava.a
 $(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
-# The test runner ends with the line `tests: N passed, M failed, K skipped` (tests/support/main.cpp).
+# The test runner ends with the line `tests: N passed, M failed, K skipped` (tests/support/main.cpp). make test and
+# make sanitize run it as one process a core (tests/support/run-sharded.sh: most cases use one thread), each on its
+# share of the cases, and sum their closing lines; `build/lava_tests` alone runs them all in one process.
 test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
-	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava $(BUILD)/lava_tests
+	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava tests/support/run-sharded.sh $(NPROC) $(BUILD)/lava_tests
 
 # A throwaway single-node Slurm cluster (munged, slurmctld, slurmd as root, all in a temp dir) runs the translation
 # table (experiments/paper/nmt.ini, quick scale) as a job array, one task requeued while it trains; its
@@ -178,7 +180,7 @@ SAN_FLAGS := -std=c++20 -Og -g1 -march=native -fno-math-errno -ffp-contract=off 
 sanitize: deps
 	@$(MAKE) --no-print-directory $(JOBS) BUILD=build/san CXXFLAGS="$(SAN_FLAGS)" \
 	  LDLIBS="$(LDLIBS) -fsanitize=address,undefined" build/san/lava build/san/lava_tests
-	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava build/san/lava_tests
+	ASAN_OPTIONS=detect_leaks=0 LAVA_BIN=$(CURDIR)/build/san/lava tests/support/run-sharded.sh $(NPROC) build/san/lava_tests
 
 # Two checks of the include graph, not part of CI (the second compiles every file once, which takes minutes):
 # 1. Layers. Every #include "DIR/..." in src/ names a layer the including file's layer may use: the layers run

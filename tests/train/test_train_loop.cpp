@@ -148,8 +148,18 @@ TEST_CASE("train loop: runs killed by SIGKILL or SIGTERM at random points resume
       const bool resume = std::filesystem::exists(part + ".resume");
       const pid_t child = spawn_lava("train " + flags + " --save " + part + (resume ? " --resume " + part + ".resume" : ""),
                                      tmp.file("out"), tmp.file("err"));
-      std::this_thread::sleep_for(
-          std::chrono::milliseconds(std::uniform_int_distribution<int>(full_ms / 10, full_ms * 6 / 10)(pick)));
+      if (!resume) {
+        // The first kill waits for the first checkpoint, then strikes within a tenth of a run: a run measured on a
+        // busier machine than this one's would otherwise let it finish before every delay drawn below.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2 * full_ms + 1000);
+        while (!std::filesystem::exists(part + ".resume") && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::uniform_int_distribution<int>(0, full_ms / 10)(pick)));
+      } else {
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::uniform_int_distribution<int>(full_ms / 10, full_ms * 6 / 10)(pick)));
+      }
       ::kill(child, kill % 2 ? SIGTERM : SIGKILL);
       const int status = reap(child);
       INFO(slurp(tmp.file("err")));
