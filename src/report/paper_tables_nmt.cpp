@@ -231,12 +231,13 @@ std::string option_of(const RunGroup& g, const std::string& attn, const std::str
 }
 
 // Table 3's text on the inference rows' settings: "ATTN NOTE, ATTN NOTE", each note's "{KEY}" replaced by the first
-// value of option KEY among the row's runs (PaperRow::inference_note); "" when no row has a note.
+// value of option KEY among the row's runs (PaperRow::inference_note; "–" when none sets it); "" when no row with runs
+// has a note. A row without runs has no settings to state.
 std::string inference_notes(const RunGroup& g) {
   std::string out;
   for (const PaperVariantRow* r : g.paper->inference()) {
     const char* note = r->paper.inference_note;
-    if (!note) continue;
+    if (!note || g.runs_of(r->attn).empty()) continue;
     std::string text = note;
     for (size_t open = text.find('{'); open != std::string::npos; open = text.find('{', open)) {
       const size_t close = text.find('}', open);

@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -100,25 +101,38 @@ TEST_CASE("gemm bench: each path's kernel loop adds one Â·B̂ tile a call and 
   CHECK(lava::measure_kernel_loop_ratio(1, 1) > 0.0);
 }
 
-// The yardsticks' team rate is the sum of the threads' own rates, not threads × the slowest one's: a stand-in work
-// whose thread 0 does 1 MFLOP in 2 ms and thread 1 in 8 ms reaches ~0.625 GFLOP/s on two threads (equal shares of
-// work would give 2 × 0.125 = 0.25). Sleeps, not arithmetic, so the rates hold on a busy machine; the lower bounds
-// leave a third for sleeps that overrun.
+// The yardsticks' team rate is the sum of the threads' own rates, not threads × the slowest one's: every thread
+// repeats its work until the common deadline. A stand-in work whose thread 0 sleeps 1 ms a call and thread 1 16 ms
+// makes thread 0 do many more calls (16× on an idle machine; with equal shares, the same number). The checks are on
+// counts and on the wall time measured around the call, never on absolute rates, so that a loaded machine whose
+// sleeps overrun by up to 14 ms still passes: (16 + d) / (1 + d) > 2 while d < 14.
 TEST_CASE("gemm bench: a team's rate is the sum of its threads' rates") {
   int team = 0;
-  const auto work = [&team](long units) {
-    if (omp_get_thread_num() == 0) team = omp_get_num_threads();
-    const int ms_per_unit = omp_get_thread_num() == 0 ? 2 : 8;
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms_per_unit * units));
+  std::atomic<long> calls[2] = {0, 0};
+  const auto work = [&](long units) {
+    const int t = omp_get_thread_num();
+    if (t == 0) team = omp_get_num_threads();
+    std::this_thread::sleep_for(std::chrono::milliseconds((t == 0 ? 1 : 16) * units));
+    ++calls[t & 1];
     return 1e6 * double(units);
   };
-  const double one = lava::team_rate_gflops(1, 1, 0.1, work);
-  CHECK(team == 1);
-  CHECK(one > 0.33);
-  CHECK(one <= 0.5);
-  const double two = lava::team_rate_gflops(2, 1, 0.2, work);
-  REQUIRE(team == 2);
-  CHECK(two > 0.42);  // equal shares would give 0.25
-  CHECK(two <= 0.625);
-  CHECK(lava::median_team_rate_gflops(2, 3, 0.1, work) > 0.42);
+  // rate = Σ flops / elapsed, with elapsed between the deadline and the wall time around the call.
+  const auto check_rate = [&](int threads, double seconds) {
+    calls[0] = calls[1] = 0;
+    const double t0 = omp_get_wtime();
+    const double rate = lava::team_rate_gflops(threads, 1, seconds, work);
+    const double wall = omp_get_wtime() - t0;
+    const double flops = 1e6 * double(calls[0] + calls[1]);
+    CHECK(team == threads);
+    CHECK(rate >= flops / wall * 1e-9 * (1 - 1e-9));
+    CHECK(rate <= flops / seconds * 1e-9 * (1 + 1e-9));
+  };
+  check_rate(1, 0.1);
+  CHECK(calls[1] == 0);
+  check_rate(2, 0.2);
+  CHECK(calls[1] >= 1);
+  CHECK(calls[0] > 2 * calls[1]);  // equal shares would give calls[0] == calls[1]
+  calls[0] = calls[1] = 0;
+  CHECK(lava::median_team_rate_gflops(2, 3, 0.1, work) > 0.0);
+  CHECK(calls[0] > 2 * calls[1]);
 }
