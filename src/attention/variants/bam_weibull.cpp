@@ -63,6 +63,7 @@ const AttentionVariant& bam_weibull_attention() {
   static const WeibullWeights v(
       {.name = "bam-weibull",
        .summary = "weights S ~ Weibull(k, p/G(1+1/k)), attention S/sum S; KL to a Gamma prior",
+       .options = "eval-samples att-kl att-kl-anneal bam-prior k-weibull alpha-gamma beta-gamma",
        .sampled = true});
   return v;
 }
