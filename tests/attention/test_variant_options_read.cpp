@@ -113,7 +113,9 @@ TEST_CASE("variant options: the cases cover every variant option and every optio
   CHECK(names == expected);
   for (AttnVariant v : attn_registry().all())
     for (const std::string& name : options_read(v)) {
-      CAPTURE(variant_info(v).name);
+      const std::string variant = variant_info(v).name;
+      CAPTURE(variant);
+      CAPTURE(name);
       CHECK(names.count(name) == 1);
     }
 }
@@ -128,8 +130,9 @@ TEST_CASE("variant options: a variant's computation depends on an option exactly
       CHECK(compute(v, cfg, opt) == base);  // deterministic, so a difference below is the option's
       k.change(cfg, opt);
       const bool declared = reads_option(v, k.name), changed = !(compute(v, cfg, opt) == base);
-      CAPTURE(variant_info(v).name);
-      CAPTURE(k.name);
+      const std::string variant = variant_info(v).name, option = k.name;
+      CAPTURE(variant);
+      CAPTURE(option);
       CAPTURE(declared);
       CHECK(changed == declared);
     }
