@@ -20,7 +20,8 @@ struct AttnVariantInfo {
   const char* tasks = "nmt vqa";  // the tasks whose models run it, space-separated
   // The variant options (cli/variant_options.cpp; names without "--", space-separated) that its objective,
   // evaluation, parameters or model file read: a command that is given one this list lacks refuses it, since it
-  // would have no effect (a researcher asking for --alpha 1.5 with --attn marginal did not run 1.5-entmax).
+  // would have no effect (a researcher asking for --alpha 1.5 with --attn marginal did not run 1.5-entmax). One it
+  // reads only under another option's value says when not in AttentionVariant::option_unread.
   const char* options = "";
   bool uses_q = false;   // trains an inference network q(z | x, y)
   bool latent = false;   // z is a latent variable: test likelihood is the exact marginal by enumeration

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "attention/attention_variant.hpp"
 #include "cli/option_table.hpp"
 
 namespace lava {
@@ -33,7 +34,7 @@ const OptionTable<VariantConfig>& variant_table() {
       {"eval-samples", &V::eval_samples, 1, 100000,
        "sampled variants: samples per token of the importance-weighted likelihood"},
       {"k-weibull", &V::k_weibull, 1e-3, 1e6, "BAM Weibull: shape k"},
-      {"alpha-gamma", &V::alpha_gamma, 1e-6, 1e6, "BAM Weibull: fixed prior Gamma shape"},
+      {"alpha-gamma", &V::alpha_gamma, 1e-6, 1e6, "BAM Weibull: Gamma shape of the prior with --bam-prior fixed"},
       {"beta-gamma", &V::beta_gamma, 1e-6, 1e6, "BAM Weibull: prior Gamma rate"},
       {"sigma-q", &V::sigma_q, 1e-4, 1e3, "BAM log-normal: posterior sigma of log S"},
       {"sigma-p", &V::sigma_p, 1e-4, 1e3, "BAM log-normal: prior sigma of log S"},
@@ -108,6 +109,10 @@ void read_variant_options(const CommandLine& cl, AttnVariant attn, VariantConfig
   variant.gauss_prior = cl.get_choice("gauss-prior", {"mean", "zero"});
   variant.bam_prior = cl.get_choice("bam-prior", {"contextual", "fixed"});
   refuse_unread_options(cl, attn, variant_option_names());
+  for (const std::string& name : options_read(attn))  // one it reads only with another option's value
+    if (cl.has(name))
+      if (const std::string why = attn->option_unread(variant, name); !why.empty())
+        cl.fail(fmt::format("--{} is not read by --attn {} {}", name, variant_info(attn).name, why));
 }
 
 }  // namespace lava

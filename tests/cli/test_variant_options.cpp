@@ -152,6 +152,12 @@ TEST_CASE("variant options: an option the chosen --attn does not read is refused
     CHECK(r.err.find(option + " is not read by --attn " + c.attn + " (") != std::string::npos);
   }
 
+  // An option read only with another's value: the Weibull prior's fixed shape, with the contextual prior.
+  r = run_lava("train " + f.data("nmt") + " --attn bam-weibull --alpha-gamma 2 --max-steps 1 -q");
+  CHECK(r.code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("lava train: --alpha-gamma is not read by --attn bam-weibull with --bam-prior contextual (") == 0);
+
   // From --config as from the command line; an option at its default value is not refused unless given.
   const std::string config = f.tmp.file("alpha.ini");
   write_file_atomic(config, "alpha = 1.5\n");
