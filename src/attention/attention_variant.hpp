@@ -11,6 +11,7 @@
 //   params     its own parameters in the model's store, and the hyperparameters its model file keeps
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "attention/objective.hpp"
 
@@ -43,6 +44,9 @@ class AttentionVariant {
                               VariantParamIds& /*ids*/) const {}
   // Writes the hyperparameters the variant reads (older model files without them stay readable).
   virtual void write_config(const VariantConfig& /*cfg*/, std::map<std::string, std::string>& /*meta*/) const {}
+  // For an option of info().options that the variant reads only under some values of another (the fixed prior's
+  // shape, say): why cfg leaves it unread, e.g. "with --bam-prior contextual (...)"; "" when cfg reads it.
+  virtual std::string option_unread(const VariantConfig& /*cfg*/, std::string_view /*option*/) const { return ""; }
 
  private:
   AttnVariantInfo info_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -13,15 +14,32 @@ namespace lava {
 
 const AttnVariantInfo& variant_info(AttnVariant v) { return v->info(); }
 
-bool supports_task(AttnVariant v, std::string_view task) {
-  const std::string_view tasks = v->info().tasks;
-  for (size_t at = 0; at < tasks.size();) {
-    const size_t end = std::min(tasks.find(' ', at), tasks.size());
-    if (tasks.substr(at, end - at) == task) return true;
+namespace {
+
+// The space-separated words of `list`.
+std::vector<std::string> words_of(std::string_view list) {
+  std::vector<std::string> words;
+  for (size_t at = 0; at < list.size();) {
+    const size_t end = std::min(list.find(' ', at), list.size());
+    if (end > at) words.emplace_back(list.substr(at, end - at));
     at = end + 1;
   }
+  return words;
+}
+
+bool has_word(std::string_view list, std::string_view word) {
+  for (const std::string& w : words_of(list))
+    if (w == word) return true;
   return false;
 }
+
+}  // namespace
+
+bool supports_task(AttnVariant v, std::string_view task) { return has_word(v->info().tasks, task); }
+
+bool reads_option(AttnVariant v, std::string_view option) { return has_word(v->info().options, option); }
+
+std::vector<std::string> options_read(AttnVariant v) { return words_of(v->info().options); }
 
 const char* likelihood_kind(AttnVariant v) {
   const AttnVariantInfo& info = variant_info(v);

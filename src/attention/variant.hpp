@@ -18,6 +18,11 @@ struct AttnVariantInfo {
   const char* name;     // the --attn word
   const char* summary;  // the random object and the estimator, one line, for --help
   const char* tasks = "nmt vqa";  // the tasks whose models run it, space-separated
+  // The variant options (cli/variant_options.cpp; names without "--", space-separated) that its objective,
+  // evaluation, parameters or model file read: a command that is given one this list lacks refuses it, since it
+  // would have no effect (a researcher asking for --alpha 1.5 with --attn marginal did not run 1.5-entmax). One it
+  // reads only under another option's value says when not in AttentionVariant::option_unread.
+  const char* options = "";
   bool uses_q = false;   // trains an inference network q(z | x, y)
   bool latent = false;   // z is a latent variable: test likelihood is the exact marginal by enumeration
   bool sampled = false;  // a continuous latent: likelihood estimated by importance sampling (--eval-samples)
@@ -83,6 +88,9 @@ const AttnVariantRegistry& attn_registry();  // every variant LAVA has
 
 const AttnVariantInfo& variant_info(AttnVariant v);
 bool supports_task(AttnVariant v, std::string_view task);
+// Whether `option` (a name without "--") is one of the variant options v reads (AttnVariantInfo::options).
+bool reads_option(AttnVariant v, std::string_view option);
+std::vector<std::string> options_read(AttnVariant v);  // those options, in the order the variant lists them
 
 // How a variant's reported likelihood is obtained: "exact" (enumerated marginal), "direct" (a deterministic
 // attention's log f) or "sampled" (importance-weighted estimate).

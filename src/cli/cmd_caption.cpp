@@ -59,7 +59,7 @@ std::unique_ptr<CommandLine> caption_train_command_line() {
   add_choice_table(cl->options(), caption_choice_options(), CaptionConfig());
   add_option_table(cl->options(), caption_model_options(), CaptionConfig());
   add_loop_options(cl->options(), CaptionTrainOptions().loop, "captions");
-  add_variant_options(cl->options());
+  add_variant_options(cl->options(), "caption");
   return cl;
 }
 
@@ -70,13 +70,14 @@ int train_caption_command(const CommandLine& cl) {
   if (cl.has("mnist")) o.mnist_dir = cl.get_string("mnist");
   read_choice_table(cl, caption_choice_options(), o.model);
   read_option_table(cl, caption_model_options(), o.model);
-  VariantConfig unused;
-  read_variant_options(cl, unused, o.objective.objective);
+  VariantConfig unused;  // no captioning variant reads one (read_variant_options refuses them)
+  read_variant_options(cl, o.model.attn, unused, o.objective.objective);
   o.objective.alpha_reg = float(cl.get_double("alpha-reg", 0, 1e6));
   o.objective.sat.reinforce = float(cl.get_double("sat-reinforce", 0, 1e6));
   o.objective.sat.entropy = float(cl.get_double("sat-entropy", 0, 1e6));
   o.objective.sat.p_expected = float(cl.get_double("sat-expected", 0, 1));
   o.objective.sat.baseline_decay = float(cl.get_double("sat-baseline-decay", 0, 1));
+  refuse_unread_options(cl, o.model.attn, {"sat-reinforce", "sat-entropy", "sat-expected", "sat-baseline-decay"});
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   read_loop_options(cl, o.loop);
 

@@ -68,7 +68,7 @@ std::unique_ptr<CommandLine> nmt_train_command_line() {
   add_choice_table(cl->options(), nmt_choice_options(), Seq2SeqConfig());
   add_option_table(cl->options(), nmt_model_options(), Seq2SeqConfig());
   add_loop_options(cl->options(), NmtTrainOptions().loop, "sentence pairs");
-  add_variant_options(cl->options());
+  add_variant_options(cl->options(), "nmt");
   return cl;
 }
 
@@ -80,7 +80,7 @@ int train_nmt_command(const CommandLine& cl) {
   read_option_table(cl, nmt_model_options(), o.model);
   if (o.model.hidden % 2) cl.fail("--hidden-size must be even (two encoder directions)");
   if (o.model.inf_hidden % 2) cl.fail("--inf-hidden must be even (two directions)");
-  read_variant_options(cl, o.model.variant, o.objective);
+  read_variant_options(cl, o.model.attn, o.model.variant, o.objective);
   read_loop_options(cl, o.loop);
   if (cl.has("plot")) o.plot_dir = cl.get_string("plot");
 
@@ -132,7 +132,11 @@ int eval_nmt_command(const CommandLine& cl) {
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
   if (limit > 0 && cl.has("gold-align")) cl.fail("--gold-align scores every line of the split: drop --limit");
   LoadedNmt m = load_nmt(cl.get_string("model"));
-  if (cl.has("eval-samples")) m.model->set_eval_samples(int(cl.get_int("eval-samples", 1, 100000)));
+  if (cl.has("eval-samples")) {
+    const int k = int(cl.get_int("eval-samples", 1, 100000));
+    refuse_unread_options(cl, m.model->config().attn, {"eval-samples"}, "the model's --attn");
+    m.model->set_eval_samples(k);
+  }
   CorpusOptions co;
   co.dir = cl.get_string("data");
   co.src_lang = cl.get_string("src");

@@ -7,12 +7,14 @@
 #include <optional>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/positional_args.hpp"
 #include "cli/sweep_estimate.hpp"
 #include "cli/task_registry.hpp"
+#include "cli/variant_options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
@@ -89,6 +91,38 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
+// A run that sets a variant option its --attn does not read would stop at lava train's usage error
+// (cli/variant_options.hpp): the sweep refuses it before anything runs, naming the run. (A variant word lava train
+// does not know is left to lava train's own error.)
+void check_variant_options(const SweepFile& f, const std::vector<SweepRun>& runs) {
+  const std::set<std::string> train = train_option_names(task_registry(), f.task);
+  if (!train.count("attn")) return;  // a task without attention variants
+  const std::vector<std::string> names = variant_option_names();
+  std::set<std::string> variant_options(names.begin(), names.end());
+  for (AttnVariant v : attn_registry().for_task(f.task))
+    for (const std::string& name : options_read(v)) variant_options.insert(name);
+  for (const SweepRun& r : runs) {
+    AttnVariant attn;
+    try {
+      for (const auto& [key, value] : r.options)
+        if (key == "attn") attn = parse_attn_variant(value, f.task);
+    } catch (const UsageError&) {
+      continue;
+    }
+    for (const auto& [key, value] : r.options)
+      if (variant_options.count(key) && train.count(key) && !reads_option(attn, key))
+        throw input_error(f.path, 0, fmt::format("run {}: {}; set it in the [attn ...] sections of the variants "
+                                                 "that read it", r.id, unread_option_message(attn, key)));
+  }
+}
+
+// The runs of f, each checked (check_variant_options).
+std::vector<SweepRun> checked_runs(const SweepFile& f, int64_t max) {
+  std::vector<SweepRun> runs = expand_sweep(f, max);
+  check_variant_options(f, runs);
+  return runs;
+}
+
 SweepFile load(const std::string& path, const CommandLine& cl) {
   const TrainOptionNames train_options = [](const std::string& task) { return train_option_names(task_registry(), task); };
   SweepFile f = read_sweep_file(path, train_options, cl.has("scale") ? cl.get_string("scale") : "",
@@ -118,7 +152,7 @@ int sweep_plan(int argc, char** argv) {
   std::string file;
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const SweepFile f = load(file, cl);
-  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
+  const std::vector<SweepRun> runs = checked_runs(f, max_runs(cl));
   if (const std::optional<SweepEstimate> est = estimate_if_asked(cl, f, runs)) {
     estimate_table(f, runs, *est).print(stdout, cl.common().format);
     return 0;
@@ -170,7 +204,7 @@ int sweep_run(int argc, char** argv) {
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const int jobs = int(cl.get_int("jobs", 1, 4096));
   const SweepFile f = load(file, cl);
-  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
+  const std::vector<SweepRun> runs = checked_runs(f, max_runs(cl));
   const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
   const int threads = cl.has("threads") ? cl.common().threads : int(std::max(1L, cores / jobs));
   std::error_code ec;
@@ -248,7 +282,7 @@ int sweep_slurm(int argc, char** argv) {
   o.lava = cl.has("lava") ? std::filesystem::absolute(cl.get_string("lava")).string() : self_executable();
   o.max_runs = max_runs(cl);
   const SweepFile f = load(file, cl);
-  const std::vector<SweepRun> runs = expand_sweep(f, o.max_runs);
+  const std::vector<SweepRun> runs = checked_runs(f, o.max_runs);
   if (!cl.has("time"))
     if (const std::optional<SweepEstimate> est = estimate_if_asked(cl, f, runs)) {
       double longest = 0;
@@ -283,7 +317,7 @@ int sweep_exec(int argc, char** argv) {
   if (!parse_verb(cl, argc, argv, file)) return 0;
   const std::string id = cl.get_string("run");
   const SweepFile f = load(file, cl);
-  const std::vector<SweepRun> runs = expand_sweep(f, max_runs(cl));
+  const std::vector<SweepRun> runs = checked_runs(f, max_runs(cl));
   // Started by a lava sweep run: stop (saving) when it ends, and do not start when it has already ended.
   if (!watch_lifeline()) throw InputError("the lava sweep run that started run " + id + " has ended: not starting it");
   ExecOptions o;

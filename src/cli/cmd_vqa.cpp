@@ -79,7 +79,7 @@ std::unique_ptr<CommandLine> vqa_train_command_line() {
   add_choice_table(cl->options(), vqa_choice_options(), VqaConfig());
   add_option_table(cl->options(), vqa_model_options(), VqaConfig());
   add_loop_options(cl->options(), VqaTrainOptions().loop, "questions");
-  add_variant_options(cl->options());
+  add_variant_options(cl->options(), "vqa");
   return cl;
 }
 
@@ -88,7 +88,7 @@ int train_vqa_command(const CommandLine& cl) {
   o.data = data_options(cl);
   read_choice_table(cl, vqa_choice_options(), o.model);
   read_option_table(cl, vqa_model_options(), o.model);
-  read_variant_options(cl, o.model.variant, o.objective);
+  read_variant_options(cl, o.model.attn, o.model.variant, o.objective);
   o.eval_batch_size = int(cl.get_int("eval-batch-size", 1, 100000));
   o.plot_questions = int(cl.get_int("plot-questions", 0, 1000));
   read_loop_options(cl, o.loop);
@@ -139,7 +139,11 @@ int eval_vqa_command(const CommandLine& cl) {
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
   const int plot_questions = int(cl.get_int("plot-questions", 0, 1000));
   LoadedVqa m = load_vqa(cl.get_string("model"));
-  if (cl.has("eval-samples")) m.model->set_eval_samples(int(cl.get_int("eval-samples", 1, 100000)));
+  if (cl.has("eval-samples")) {
+    const int k = int(cl.get_int("eval-samples", 1, 100000));
+    refuse_unread_options(cl, m.model->config().attn, {"eval-samples"}, "the model's --attn");
+    m.model->set_eval_samples(k);
+  }
   const VqaSplit split = load_vqa_split(data, split_name);
   check_vqa_features(m.model->config(), split);
   const VqaEncoded encoded = encode_vqa(split.questions, m.words, m.answers);

@@ -8,6 +8,7 @@
 
 #include "attention/objective.hpp"
 #include "cli/command_line.hpp"
+#include "cli/variant_options.hpp"
 #include "data/batcher.hpp"
 #include "data/parallel_corpus.hpp"
 #include "nn/optim.hpp"

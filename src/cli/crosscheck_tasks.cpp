@@ -30,6 +30,7 @@ int dump_vqa(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   ObjectiveOptions obj;
   obj.samples = int(cl.get_int("samples", 1, 1000));
   obj.temperature = float(cl.get_double("temperature", 1e-3, 1e3));
+  refuse_unread_options(cl, cfg.attn, {"samples", "temperature", "alpha"});
   VqaModel model(cfg);
   model.ps.init_uniform(float(o.init), o.seed);
   std::vector<NamedTensor> out;

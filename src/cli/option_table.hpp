@@ -2,6 +2,7 @@
 // Option tables (train/option_row.hpp) on a command line: each row becomes an option with the field's value in a
 // default-made S as its default (each task's struct holds its own), and is read back checked against its range.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,11 +14,14 @@
 
 namespace lava {
 
+// help_of, if given, makes each row's --help text from its name and help.
 template <class S>
-void add_option_table(po::options_description& options, const OptionTable<S>& table, const S& defaults) {
+void add_option_table(po::options_description& options, const OptionTable<S>& table, const S& defaults,
+                      const std::function<std::string(const char* name, const char* help)>& help_of = {}) {
   for (const OptionRow<S>& row : table) {
     const std::string value = std::visit([&](auto field) { return fmt::format("{}", defaults.*field); }, row.field);
-    options.add_options()(row.name, po::value<std::string>()->default_value(value), row.help);
+    const std::string help = help_of ? help_of(row.name, row.help) : std::string(row.help);
+    options.add_options()(row.name, po::value<std::string>()->default_value(value), help.c_str());
   }
 }
 

@@ -1,5 +1,8 @@
 #include "cli/variant_options.hpp"
 
+#include <fmt/format.h>
+
+#include "attention/attention_variant.hpp"
 #include "cli/option_table.hpp"
 
 namespace lava {
@@ -31,7 +34,7 @@ const OptionTable<VariantConfig>& variant_table() {
       {"eval-samples", &V::eval_samples, 1, 100000,
        "sampled variants: samples per token of the importance-weighted likelihood"},
       {"k-weibull", &V::k_weibull, 1e-3, 1e6, "BAM Weibull: shape k"},
-      {"alpha-gamma", &V::alpha_gamma, 1e-6, 1e6, "BAM Weibull: fixed prior Gamma shape"},
+      {"alpha-gamma", &V::alpha_gamma, 1e-6, 1e6, "BAM Weibull: Gamma shape of the prior with --bam-prior fixed"},
       {"beta-gamma", &V::beta_gamma, 1e-6, 1e6, "BAM Weibull: prior Gamma rate"},
       {"sigma-q", &V::sigma_q, 1e-4, 1e3, "BAM log-normal: posterior sigma of log S"},
       {"sigma-p", &V::sigma_p, 1e-4, 1e3, "BAM log-normal: prior sigma of log S"},
@@ -41,21 +44,63 @@ const OptionTable<VariantConfig>& variant_table() {
   return table;
 }
 
-}  // namespace
+// The choice options, beside the two tables.
+const char* const kChoiceOptions[] = {"alpha-transform", "gauss-prior", "bam-prior"};
 
-void add_variant_options(po::options_description& options) {
-  const VariantConfig variant;
-  add_option_table(options, objective_table(), ObjectiveOptions());
-  add_option_table(options, variant_table(), variant);
-  options.add_options()                                                                                 //
-      ("alpha-transform", po::value<std::string>()->default_value(variant.alpha_transform),
-       "Dirichlet: exp (exp of the scores smoothly clamped to [-10, 10]) | softplus")                  //
-      ("gauss-prior", po::value<std::string>()->default_value(variant.gauss_prior),
-       "Gaussian context: prior N(mean of memory, I) | zero")                                                     //
-      ("bam-prior", po::value<std::string>()->default_value(variant.bam_prior), "BAM: contextual | fixed");
+// "read by V, W" (the task's variants that read option, AttnVariantInfo::options), for --help.
+std::string readers_of(std::string_view option, std::string_view task) {
+  std::string names;
+  for (AttnVariant v : attn_registry().for_task(task))
+    if (reads_option(v, option)) names += (names.empty() ? "" : ", ") + std::string(variant_info(v).name);
+  return names.empty() ? fmt::format("no {} variant reads it", task) : "read by " + names;
 }
 
-void read_variant_options(const CommandLine& cl, VariantConfig& variant, ObjectiveOptions& objective) {
+}  // namespace
+
+std::vector<std::string> variant_option_names() {
+  std::vector<std::string> names;
+  for (const auto& row : objective_table()) names.push_back(row.name);
+  for (const auto& row : variant_table()) names.push_back(row.name);
+  names.insert(names.end(), std::begin(kChoiceOptions), std::end(kChoiceOptions));
+  return names;
+}
+
+std::string unread_option_message(AttnVariant v, const std::string& name, const std::string& variant_words) {
+  std::string reads;
+  for (const std::string& other : options_read(v)) reads += (reads.empty() ? "it reads: --" : ", --") + other;
+  return fmt::format("--{} is not read by {} {} ({})", name, variant_words, variant_info(v).name,
+                     reads.empty() ? "it reads no variant options" : reads);
+}
+
+void refuse_unread_options(const CommandLine& cl, AttnVariant v, const std::vector<std::string>& names,
+                           const std::string& variant_words) {
+  for (const std::string& name : names)
+    if (cl.has(name) && !reads_option(v, name)) cl.fail(unread_option_message(v, name, variant_words));
+}
+
+void add_variant_options(po::options_description& options, std::string_view task) {
+  po::options_description group(fmt::format(
+      "Attention variant options (each is read by the {} variants named after it; given, on the command line or in "
+      "--config, with an --attn that does not read it, an option is refused)",
+      task));
+  const auto help = [&](const char* name, const char* text) {
+    return fmt::format("{} [{}]", text, readers_of(name, task));
+  };
+  const VariantConfig variant;
+  add_option_table(group, objective_table(), ObjectiveOptions(), help);
+  add_option_table(group, variant_table(), variant, help);
+  const std::pair<std::string, const char*> choices[] = {
+      {variant.alpha_transform, "Dirichlet: exp (exp of the scores smoothly clamped to [-10, 10]) | softplus"},
+      {variant.gauss_prior, "Gaussian context: prior N(mean of memory, I) | zero"},
+      {variant.bam_prior, "BAM: contextual | fixed"}};
+  for (size_t i = 0; i < std::size(kChoiceOptions); ++i)
+    group.add_options()(kChoiceOptions[i], po::value<std::string>()->default_value(choices[i].first),
+                        help(kChoiceOptions[i], choices[i].second).c_str());
+  options.add(group);
+}
+
+void read_variant_options(const CommandLine& cl, AttnVariant attn, VariantConfig& variant,
+                          ObjectiveOptions& objective) {
   read_option_table(cl, objective_table(), objective);
   if (objective.att_kl < 0 && objective.att_kl != -1.f) cl.fail("--att-kl must be -1 (the variant's default) or >= 0");
   read_option_table(cl, variant_table(), variant);
@@ -63,6 +108,11 @@ void read_variant_options(const CommandLine& cl, VariantConfig& variant, Objecti
   variant.alpha_transform = cl.get_choice("alpha-transform", {"exp", "softplus"});
   variant.gauss_prior = cl.get_choice("gauss-prior", {"mean", "zero"});
   variant.bam_prior = cl.get_choice("bam-prior", {"contextual", "fixed"});
+  refuse_unread_options(cl, attn, variant_option_names());
+  for (const std::string& name : options_read(attn))  // one it reads only with another option's value
+    if (cl.has(name))
+      if (const std::string why = attn->option_unread(variant, name); !why.empty())
+        cl.fail(fmt::format("--{} is not read by --attn {} {}", name, variant_info(attn).name, why));
 }
 
 }  // namespace lava

@@ -53,6 +53,7 @@ const AttentionVariant& bam_lognormal_attention() {
   static const LogNormalWeights v(
       {.name = "bam-lognormal",
        .summary = "log S ~ N(log p - s^2/2, s^2), attention S/sum S; KL to a log-normal",
+       .options = "eval-samples att-kl att-kl-anneal bam-prior sigma-q sigma-p",
        .sampled = true});
   return v;
 }

@@ -29,6 +29,13 @@ class WeibullWeights : public BamLatent {
     meta["beta-gamma"] = str(cfg.beta_gamma);
   }
 
+  std::string option_unread(const VariantConfig& cfg, std::string_view option) const override {
+    if (option == "alpha-gamma" && cfg.bam_prior != "fixed")
+      return "with --bam-prior " + cfg.bam_prior + " (the contextual prior's Gamma shape is beta-gamma times pi; "
+             "--alpha-gamma is the fixed prior's)";
+    return "";
+  }
+
  protected:
   float log_s_noise(const VariantConfig& cfg, const CounterRng& rng, int64_t i) const override {
     return float(std::log(-std::log1p(-rng.uniform(uint64_t(i)))) / cfg.k_weibull);
@@ -63,6 +70,7 @@ const AttentionVariant& bam_weibull_attention() {
   static const WeibullWeights v(
       {.name = "bam-weibull",
        .summary = "weights S ~ Weibull(k, p/G(1+1/k)), attention S/sum S; KL to a Gamma prior",
+       .options = "eval-samples att-kl att-kl-anneal bam-prior k-weibull alpha-gamma beta-gamma",
        .sampled = true});
   return v;
 }

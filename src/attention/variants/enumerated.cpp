@@ -87,6 +87,7 @@ const AttentionVariant& var_enum_attention() {
   static const Enumerated v({.name = "var-enum",
                              .summary = "z ~ q(z|x,y); exact ELBO sum_i q_i log f_i - KL(q||p)",
                              .tasks = "nmt vqa caption",
+                             .options = "warm-start",
                              .uses_q = true,
                              .latent = true,
                              .marginal_warm_start = true,

@@ -98,6 +98,7 @@ class GaussianContext : public ContinuousLatent {
 const AttentionVariant& gauss_ctx_attention() {
   static const GaussianContext v({.name = "gauss-ctx",
                                   .summary = "context ~ N(soft context, sigma^2), reparameterised; KL to N(mean, I)",
+                                  .options = "eval-samples att-kl att-kl-anneal gauss-prior",
                                   .sampled = true});
   return v;
 }

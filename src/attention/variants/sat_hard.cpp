@@ -72,6 +72,7 @@ const AttentionVariant& sat_hard_attention() {
   static const SatHard v({.name = "sat-hard",
                           .summary = "SAT's hard attention: z ~ p, REINFORCE with a moving-average baseline",
                           .tasks = "caption",
+                          .options = "sat-reinforce sat-entropy sat-expected sat-baseline-decay",
                           .latent = true,
                           .moving_baseline = true,
                           .stored_as = hard_sample_attention().info().name,

@@ -70,6 +70,7 @@ const AttentionVariant& var_sample_attention() {
   static const ScoreFunction v({.name = "var-sample",
                                 .summary = "z ~ q; one sample, REINFORCE with the soft baseline, analytic KL",
                                 .tasks = "nmt vqa caption",
+                                .options = "warm-start",
                                 .uses_q = true,
                                 .latent = true,
                                 .marginal_warm_start = true,

@@ -144,6 +144,7 @@ class VarSparse : public AttentionVariant {
 const AttentionVariant& sparse_marginal_attention() {
   static const SparseMarginal v({.name = "sparse-marginal",
                                  .summary = "z ~ p = sparsemax(s) (--alpha 1.5: entmax); exact log sum_{supp p} p_i f_i",
+                                 .options = "alpha",
                                  .latent = true,
                                  .trains_likelihood = true,
                                  .decodes_prior = false,
@@ -155,6 +156,7 @@ const AttentionVariant& sparse_marginal_attention() {
 const AttentionVariant& var_sparse_attention() {
   static const VarSparse v({.name = "var-sparse",
                             .summary = "q = sparsemax(s_q) (or entmax), p softmax; exact ELBO over supp q",
+                            .options = "alpha",
                             .uses_q = true,
                             .latent = true,
                             .crosscheck = true,

@@ -56,7 +56,6 @@ class Structured : public AttentionVariant {
 
   void write_config(const VariantConfig& cfg, std::map<std::string, std::string>& meta) const override {
     meta["crf-lambda"] = fmt::format("{}", cfg.crf_lambda);
-    meta["eval-samples"] = fmt::format("{}", cfg.eval_samples);
   }
 };
 
@@ -65,6 +64,7 @@ class Structured : public AttentionVariant {
 const AttentionVariant& structured_attention() {
   static const Structured v({.name = "structured",
                              .summary = "binary linear-chain CRF over positions; context from its marginals",
+                             .options = "crf-lambda crf-l2",
                              .trains_likelihood = true,
                              .kmax = false,
                              .decodes_prior = false,

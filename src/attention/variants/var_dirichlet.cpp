@@ -94,6 +94,7 @@ const AttentionVariant& var_dirichlet_attention() {
   static const DirichletLatent v(
       {.name = "var-dirichlet",
        .summary = "relaxed z ~ Dir(alpha_q), reparameterised (implicit gamma gradients); ELBO with KL(Dir||Dir)",
+       .options = "warm-start eval-samples alpha-transform",
        .uses_q = true,
        .sampled = true,
        .paper = {.rank = 5,

@@ -36,6 +36,7 @@ class VarGumbel : public AttentionVariant {
 const AttentionVariant& var_gumbel_attention() {
   static const VarGumbel v({.name = "var-gumbel",
                             .summary = "relaxed z = softmax((log q + g)/tau), reparameterised, analytic KL",
+                            .options = "temperature warm-start",
                             .uses_q = true,
                             .latent = true,
                             .marginal_warm_start = true,

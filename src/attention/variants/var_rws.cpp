@@ -67,6 +67,7 @@ class VarRws : public AttentionVariant {
 const AttentionVariant& var_rws_attention() {
   static const VarRws v({.name = "var-rws",
                          .summary = "K samples from q, self-normalised importance weights (wake-sleep)",
+                         .options = "samples warm-start",
                          .uses_q = true,
                          .latent = true,
                          .marginal_warm_start = true,
