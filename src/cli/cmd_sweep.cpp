@@ -71,8 +71,9 @@ const char* kEstimateHelp =
     "(--estimate-examples n) at one thread; the difference in CPU time gives one example's cost, times the\n"
     "examples of its split as lava eval reads them (or its limit): eval_core_hours. The model evaluated is a\n"
     "run's own when one of the shape has a model.safetensors (eval_model \"trained\"), else the timing run's,\n"
-    "trained a few updates (\"timing\"): its beam searches seldom stop early, so decoding (--bleu) is costed\n"
-    "near the decoder's length limit, an upper bound. total_core_hours is training and evaluations together.";
+    "trained a few updates (\"timing\"); decoding (--bleu) costs what its hypotheses' lengths cost, about a\n"
+    "trained model's for a model that has learnt how long targets are, not a bound. total_core_hours is\n"
+    "training and evaluations together.";
 
 // One CommandLine per verb; `file` receives the sweep file (the one positional argument). Every verb takes
 // --max-runs, as each of them expands the whole sweep.

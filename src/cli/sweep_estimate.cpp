@@ -47,7 +47,7 @@ void add_estimate_options(CommandLine& cl) {
                                       "expected core-hours and the table's")  //
       ("estimate-steps", po::value<std::string>()->default_value("100"),
        "updates of the longer timing run (the shorter makes a quarter of them)")  //
-      ("estimate-examples", po::value<std::string>()->default_value("40"),
+      ("estimate-examples", po::value<std::string>()->default_value("256"),
        "examples of an evaluation's longer timing run (the shorter evaluates a quarter of them)")  //
       ("expected-epochs", po::value<std::string>(),
        "cost runs that stop on patience at this many epochs (default: their --epochs, an upper bound)");

@@ -59,7 +59,7 @@ EvalCost time_evaluation(const TimedTrainSetup& setup, const SweepFile& f, const
     c.examples = examples_of(eval_arguments(f, r, e, setup.threads, config, model));
   }
   if (c.examples <= 0) return c;
-  const EvalTimingSizes s = eval_timing_sizes(c.examples, n);
+  EvalTimingSizes s = eval_timing_sizes(c.examples, n);
   std::fprintf(stderr, "lava sweep --estimate: evaluation %s of run %s: timing %lld and %lld of its %lld examples\n",
                one_line(e.name).c_str(), r.id.c_str(), (long long)s.n1, (long long)s.n2, (long long)c.examples);
   std::fflush(stderr);
@@ -69,7 +69,16 @@ EvalCost time_evaluation(const TimedTrainSetup& setup, const SweepFile& f, const
     return timer(args);
   };
   const double cpu1 = s.n1 < s.n2 ? cpu_at(s.n1) : 0;
-  c.example_s = seconds_per_example(s.n1, cpu1, s.n2, cpu_at(s.n2));
+  double cpu2 = cpu_at(s.n2);
+  // A cheap evaluation's difference can drown in the noise of the fixed cost: n₂ grows until the difference is at
+  // least cpu(n₁) (load included) or n₂ is the whole split.
+  while (s.n1 < s.n2 && s.n2 < c.examples && cpu2 - cpu1 < cpu1) {
+    s.n2 = std::min(c.examples, kEvalTimingGrowth * s.n2);
+    std::fprintf(stderr, "lava sweep --estimate: evaluation %s of run %s: timing %lld of them\n",
+                 one_line(e.name).c_str(), r.id.c_str(), (long long)s.n2);
+    cpu2 = cpu_at(s.n2);
+  }
+  c.example_s = seconds_per_example(s.n1, cpu1, s.n2, cpu2);
   std::fprintf(stderr, "lava sweep --estimate: evaluation %s of run %s: %.4g s an example, %.4g core-hours\n",
                one_line(e.name).c_str(), r.id.c_str(), c.example_s, c.core_seconds() / 3600);
   return c;

@@ -9,15 +9,21 @@
 //
 //   core-seconds = N · e
 //
-// with N the examples it covers: its split's, counted the way its task's lava eval reads them (sentence pairs with
-// no empty side for translation, whose test split is never length-filtered; questions; scenes; sentences), or its
-// own limit when smaller. A split of fewer than two examples is timed once whole, load included (an upper bound).
+// with N the examples it covers. When cpu(n₂) − cpu(n₁) < cpu(n₁), the difference is within the noise of the fixed
+// cost (system time alone varies by tenths of a second on a loaded machine), so n₂ grows 4× at a time, up to N,
+// until it is not: a cheap evaluation is timed on much of its split, an expensive one on n₂ examples.
+//
+// N is the number of examples of its split, counted the way its task's lava eval reads them (sentence pairs with no
+// empty side for translation, whose test split is never length-filtered; questions; scenes; sentences), or its own
+// limit when smaller. A split of fewer than two examples is timed once whole, load included (an upper bound).
 //
 // The model it runs on: a run of the shape that already has its model (RUN/model.safetensors) lends it, so a sweep
 // estimated again after training is costed on trained models; else the model of the shape's training timing run,
 // trained a few updates. The cost of scoring the split (teacher-forced likelihoods) does not depend on training, but
-// decoding (BLEU's beam search, captions) does: a barely trained model seldom ends a hypothesis early, so its beams
-// tend to run to the decoder's length limit, and its figure is an upper bound of the trained model's.
+// decoding (BLEU's beam search, captions) does, through the hypotheses' lengths: a model that ends them later costs
+// more. Neither way is bounded by the timing: a barely trained model has learnt roughly how long targets are and
+// ends its hypotheses about as a trained one does (the small translation table: within 10 %), but one that never
+// ended them would decode to the length limit (translation: 2 · source length + 10 words) at several times the cost.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -56,6 +62,9 @@ struct EvalCost {
 // The options the timing leaves out of an evaluation's section: limit (it sets its own) and gold-align (it scores
 // every line, so lava eval refuses it with --limit; its alignment pass is not timed).
 bool eval_option_untimed(const std::string& key);
+
+// How much n₂ grows when the difference is too small to tell from noise.
+inline constexpr int64_t kEvalTimingGrowth = 4;
 
 // Times evaluation `e` of run `r` on `model` with timing size n: writes its section's options into `scratch`,
 // counts its examples, runs `timer` at n₁ and n₂ (nothing when it has no example). A progress line on stderr.

@@ -99,7 +99,9 @@ struct EstimateOptions {
   int64_t steps = 100;      // n₂ (n₁ = n₂ / 4): an update costs the mean over n₂ − n₁ batches of random lengths
   int expected_epochs = 0;  // hint for runs that stop on patience (0: their --epochs)
   int threads = 1;          // of the timing runs: core-seconds measured at one thread
-  int64_t eval_examples = 40;  // n₂ of an evaluation's timing (n₁ = n₂ / 4)
+  // n₂ of an evaluation's timing (n₁ = n₂ / 4): whole batches of lava eval (translation batches 32 sentences), as
+  // a few examples in a partly filled batch cost more each than the split's average.
+  int64_t eval_examples = 256;
 };
 
 // Times every shape and its evaluations (a progress line on stderr for each) and costs every run: its training and

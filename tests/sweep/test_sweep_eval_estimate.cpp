@@ -89,7 +89,8 @@ TEST_CASE("eval estimate: an evaluation's core-seconds with a fake timer; its li
   const EvalCost c = time_evaluation(setup, f, runs[1], f.evals[0], "/m/model.safetensors", 40, examples_of, timer);
   CHECK(c.name == "test");
   CHECK(c.examples == 2000);
-  CHECK(limits == std::vector<int64_t>{10, 40});
+  // cpu(40) − cpu(10) = 3.75 s < cpu(10) = 4.25 s: within the load's noise, so n₂ grows 4x, to 160.
+  CHECK(limits == std::vector<int64_t>{10, 40, 160});
   CHECK(c.example_s == doctest::Approx(e));
   CHECK(c.core_seconds() == doctest::Approx(2000 * e));  // the load, once, is not an example's
   // The examples are counted from the section as the run gets it: its own limit included.
@@ -100,6 +101,14 @@ TEST_CASE("eval estimate: an evaluation's core-seconds with a fake timer; its li
   const EvalCost k2 = time_evaluation(setup, f, runs[1], f.evals[1], "/m/model.safetensors", 400, examples_of, timer);
   CHECK(limits == std::vector<int64_t>{100, 400});
   CHECK(k2.core_seconds() == doctest::Approx(2000 * e));
+
+  // A difference that stays small grows n₂ up to the whole split, and no further.
+  limits.clear();
+  auto hundred = [](const std::vector<std::string>&) { return int64_t(100); };
+  const EvalCost cheap = time_evaluation(setup, f, runs[1], f.evals[0], "/m/model.safetensors", 40, hundred,
+                                         [&](const std::vector<std::string>& args) { return 0.001 * timer(args); });
+  CHECK(limits == std::vector<int64_t>{10, 40, 100});  // 4 · 40 would be past the split
+  CHECK(cheap.core_seconds() == doctest::Approx(100 * 0.001 * e));
 
   // A split of one example is timed once, its load included; one of none is not timed.
   limits.clear();
