@@ -65,11 +65,18 @@ const char* kEstimateHelp =
     "--estimate times each distinct model shape of the sweep here (runs that differ only in seed, learning rate,\n"
     "stopping rules or other options that do not change the work of an update share one): lava train runs n/4\n"
     "and n updates (--estimate-steps n) at one thread, and n with a validation every n/4; differences in CPU time\n"
-    "give one update's and one validation's cost, free of data loading. A run's core-hours are its updates and\n"
-    "its validations at those costs.\n"
+    "give one update's and one validation's cost, free of data loading. A run's training core-hours\n"
+    "(core_hours) are its updates and its validations at those costs.\n"
     "Updates: --max-steps when set, else --epochs x batches an epoch; a run that stops on --patience is costed\n"
     "at --expected-epochs when given, else at its --epochs (an upper bound); the updates_from column says which.\n"
-    "The evaluations of [eval NAME] sections (lava eval after training) are not timed and not counted.";
+    "Each [eval NAME] section a shape's runs make (lava eval after training) runs with --limit n/4 and n\n"
+    "(--estimate-examples n) at one thread (n grows 4x, up to the split, while the difference is below the\n"
+    "shorter run's time); the difference in CPU time gives one example's cost, times the examples of its\n"
+    "split as lava eval reads them (or its limit): eval_core_hours. The model evaluated is a\n"
+    "run's own when one of the shape has a model.safetensors (eval_model \"trained\"), else the timing run's,\n"
+    "trained a few updates (\"timing\"); decoding (--bleu) costs what its hypotheses' lengths cost, about a\n"
+    "trained model's for a model that has learnt how long targets are, not a bound. total_core_hours is\n"
+    "training and evaluations together.";
 
 // One CommandLine per verb; `file` receives the sweep file (the one positional argument). Every verb takes
 // --max-runs, as each of them expands the whole sweep.
@@ -254,8 +261,9 @@ int sweep_slurm(int argc, char** argv) {
                      "in the queue, resumes from that state; a finished run's task exits at once. Submitting the script\n"
                      "again continues whatever did not finish.\n\n"
                      "The time limit: --time T when given; else, with --estimate, the longest run's expected hours at\n"
-                     "one thread (lava sweep plan --estimate) x 1.5 plus 10 minutes, rounded up to the minute (more\n"
-                     "CPUs per task only shorten a run); else none (the partition's default).\n\n" + kEstimateHelp);
+                     "one thread, training and evaluations (lava sweep plan --estimate: total_core_hours) x 1.5 plus\n"
+                     "10 minutes, rounded up to the minute (more CPUs per task only shorten a run); else none (the\n"
+                     "partition's default).\n\n" + kEstimateHelp);
   add_estimate_options(cl);
   cl.options().add_options()                                                                          //
       ("partition", po::value<std::string>(), "sbatch --partition")                                  //
@@ -285,11 +293,10 @@ int sweep_slurm(int argc, char** argv) {
   const std::vector<SweepRun> runs = checked_runs(f, o.max_runs);
   if (!cl.has("time"))
     if (const std::optional<SweepEstimate> est = estimate_if_asked(cl, f, runs)) {
-      double longest = 0;
-      for (const RunEstimate& e : est->runs) longest = std::max(longest, e.core_hours);
+      const double longest = longest_run_hours(*est);
       o.time = slurm_time_limit(longest, kSlurmTimeFactor, kSlurmTimeExtraMinutes);
-      std::printf("time limit %s: the longest run's estimate, %.3f hours at one thread, x %g + %g min\n", o.time.c_str(),
-                  longest, kSlurmTimeFactor, kSlurmTimeExtraMinutes);
+      std::printf("time limit %s: the longest run's estimate, %.3f hours at one thread (training and evaluations), "
+                  "x %g + %g min\n", o.time.c_str(), longest, kSlurmTimeFactor, kSlurmTimeExtraMinutes);
     }
   // Written (and every value in it checked) before any directory is made.
   const std::string text = slurm_array_script(f, runs, o);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/eval_examples.hpp"
 #include "cli/task_registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
@@ -46,6 +47,8 @@ void add_estimate_options(CommandLine& cl) {
                                       "expected core-hours and the table's")  //
       ("estimate-steps", po::value<std::string>()->default_value("100"),
        "updates of the longer timing run (the shorter makes a quarter of them)")  //
+      ("estimate-examples", po::value<std::string>()->default_value("256"),
+       "examples of an evaluation's longer timing run (the shorter evaluates a quarter of them)")  //
       ("expected-epochs", po::value<std::string>(),
        "cost runs that stop on patience at this many epochs (default: their --epochs, an upper bound)");
 }
@@ -57,7 +60,8 @@ std::optional<SweepEstimate> estimate_if_asked(const CommandLine& cl, const Swee
   o.lava = self_executable();
   o.steps = cl.get_int("estimate-steps", 8, 1000000);
   if (cl.has("expected-epochs")) o.expected_epochs = int(cl.get_int("expected-epochs", 1, 100000));
-  return estimate_sweep(f, runs, [&](const SweepRun& r) { return run_budget(f, r); }, o);
+  o.eval_examples = cl.get_int("estimate-examples", 2, 1000000);
+  return estimate_sweep(f, runs, [&](const SweepRun& r) { return run_budget(f, r); }, eval_examples, o);
 }
 
 Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, const SweepEstimate& est) {
@@ -70,6 +74,7 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
   t.add_column("update_s", ".4f");
   if (warm_start) t.add_column("warm_start").add_column("warm_update_s", ".4f");
   t.add_column("validation_s", ".2f").add_column("core_hours", ".3f");
+  t.add_column("evals").add_column("eval_model").add_column("eval_core_hours", ".3f").add_column("total_core_hours", ".3f");
   for (size_t i = 0; i < runs.size(); ++i) {
     const SweepRun& r = runs[i];
     const RunEstimate& e = est.runs[i];
@@ -87,6 +92,10 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
     }
     row.emplace_back(c.validation_s);
     row.emplace_back(e.core_hours);
+    row.emplace_back(int64_t(r.evals.size()));
+    row.emplace_back(r.evals.empty() ? "" : est.evals_on_trained[e.shape] ? "trained" : "timing");
+    row.emplace_back(e.eval_core_hours);
+    row.emplace_back(e.total_core_hours());
     t.add_row(std::move(row));
   }
   std::vector<Cell> total{Cell(""), Cell("total"), Cell("")};
@@ -94,6 +103,10 @@ Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, cons
   total.emplace_back(int64_t(est.shapes.size()));
   for (int k = 0; k < (warm_start ? 7 : 5); ++k) total.emplace_back("");
   total.emplace_back(est.core_hours);
+  total.emplace_back("");
+  total.emplace_back("");
+  total.emplace_back(est.eval_core_hours);
+  total.emplace_back(est.total_core_hours());
   t.add_row(std::move(total));
   return t;
 }

@@ -12,14 +12,16 @@ namespace lava {
 // would give for the same options.
 RunBudget run_budget(const SweepFile& f, const SweepRun& r);
 
-// --estimate, --estimate-steps, --expected-epochs (and their help).
+// --estimate, --estimate-steps, --estimate-examples, --expected-epochs (and their help).
 void add_estimate_options(CommandLine& cl);
 // The estimate when --estimate was given (timing runs at one thread, progress on stderr), else nothing.
 std::optional<SweepEstimate> estimate_if_asked(const CommandLine& cl, const SweepFile& f,
                                                const std::vector<SweepRun>& runs);
 // One row per run (index, id, seed, grid, shape, updates, what they rest on, validations, CPU seconds of an update,
-// warm-start updates and theirs when a run has a warm start, of a validation, core-hours), then a row "total" with
-// the number of shapes in the shape column and the table's core-hours in the core_hours column.
+// warm-start updates and theirs when a run has a warm start, of a validation, the training's core-hours
+// (core_hours), its evaluations: how many, the model they were timed on ("trained": a run's own, "timing": the
+// timing run's), their core-hours, and training and evaluations together), then a row "total" with the number of
+// shapes in the shape column and the table's sums in the three core-hour columns.
 Table estimate_table(const SweepFile& f, const std::vector<SweepRun>& runs, const SweepEstimate& est);
 
 }  // namespace lava

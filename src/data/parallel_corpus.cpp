@@ -167,6 +167,13 @@ ParallelSplit read_parallel_split(const CorpusOptions& options, CorpusSplit spli
   return encode_split(read_raw_split(options, split), options, src_vocab, tgt_vocab);
 }
 
+SplitStats count_parallel_split(const CorpusOptions& options, CorpusSplit split) {
+  const RawSplit raw = read_raw_split(options, split);
+  SplitStats s = raw.stats;
+  s.pairs = int64_t(raw.kept.size());
+  return s;
+}
+
 ParallelCorpus load_parallel_corpus(const CorpusOptions& options, const VocabOptions& src_vocab_options,
                                     const VocabOptions& tgt_vocab_options) {
   ParallelCorpus corpus;

@@ -72,6 +72,10 @@ std::string describe(const ParallelSplit& split, const CorpusOptions& options);
 ParallelSplit read_parallel_split(const CorpusOptions& options, CorpusSplit split, const Vocab& src_vocab,
                                   const Vocab& tgt_vocab);
 
+// A split's figures as read_parallel_split counts them (lines, pairs kept, pairs skipped), without a vocabulary:
+// the token and <unk> counts are left 0. What `lava sweep plan --estimate` scales an evaluation's cost by.
+SplitStats count_parallel_split(const CorpusOptions& options, CorpusSplit split);
+
 // The whole corpus: the vocabularies are built from the training split (after its filtering), then every split is
 // encoded with them. The training files are read once.
 struct ParallelCorpus {

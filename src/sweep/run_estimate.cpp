@@ -12,6 +12,7 @@
 
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "report/run_record.hpp"
 
 namespace lava {
 
@@ -142,10 +143,22 @@ std::string describe(const SweepRun& r) {
   return s.empty() ? "run " + r.id : s.substr(0, s.size() - 1);
 }
 
+// The model shape s's evaluations are timed on: the first of its runs with a model of its own (trained, or in
+// training: the best so far), else the one its training timing runs saved into `scratch`; and whether trained.
+std::pair<std::string, bool> eval_model(const std::vector<SweepRun>& runs, const std::vector<size_t>& shape, size_t s,
+                                        const std::string& scratch) {
+  std::error_code ec;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string own = (fs::path(runs[i].dir) / kRunModelFile).string();
+    if (shape[i] == s && fs::is_regular_file(own, ec)) return {own, true};
+  }
+  return {(fs::path(scratch) / kTimingModelFile).string(), false};
+}
+
 }  // namespace
 
 SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& runs, const RunBudgetOf& budget_of,
-                             const EstimateOptions& o) {
+                             const EvalExamplesOf& examples_of, const EstimateOptions& o) {
   LAVA_CHECK(o.steps >= 8, "estimate steps {}", o.steps);
   const std::vector<size_t> shape = group_by_shape(runs);
   const size_t n_shapes = shape.empty() ? 0 : *std::max_element(shape.begin(), shape.end()) + 1;
@@ -181,6 +194,23 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
       }
     };
     est.shapes.push_back(time_phase(false));
+    // The evaluations, before a warm phase's timing replaces the main phase's model.
+    const auto [model, trained] = eval_model(runs, shape, s, scratch.path);
+    est.evals_on_trained.push_back(trained);
+    est.evals.push_back({});
+    const EvalTimer timer = [&](const std::vector<std::string>& args) { return time_eval(setup, args); };
+    for (const SweepEval& ev : f.evals) {
+      bool made = false;
+      for (size_t i = 0; i < runs.size(); ++i)
+        made = made || (shape[i] == s && std::find(runs[i].evals.begin(), runs[i].evals.end(), ev.name) != runs[i].evals.end());
+      if (!made) continue;
+      try {
+        est.evals.back().push_back(time_evaluation(setup, f, r, ev, model, o.eval_examples, examples_of, timer));
+      } catch (const InputError& e) {
+        const std::string run = r.grid.empty() ? describe(r) : fmt::format("{} ({})", describe(r), r.id);
+        throw input_error(f.path, ev.line, fmt::format("[eval {}] of {}: {}", ev.name, run, e.what()));
+      }
+    }
     // The warm phase is timed only when its updates fill the timing run (a shorter one is costed as the rest).
     warm[s] = w >= n2 ? time_phase(true) : est.shapes.back();
   }
@@ -191,10 +221,20 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
     const StepCost& c = est.shapes[e.shape];
     e.length = expected_length(budget[i], c.batches_per_epoch, o.expected_epochs);
     e.core_hours = run_core_seconds(e.length, budget[i].warm_start, c, warm[e.shape]) / 3600;
+    for (const EvalCost& ev : est.evals[e.shape])
+      if (std::find(runs[i].evals.begin(), runs[i].evals.end(), ev.name) != runs[i].evals.end())
+        e.eval_core_hours += ev.core_seconds() / 3600;
     est.core_hours += e.core_hours;
+    est.eval_core_hours += e.eval_core_hours;
     est.runs.push_back(std::move(e));
   }
   return est;
+}
+
+double longest_run_hours(const SweepEstimate& est) {
+  double longest = 0;
+  for (const RunEstimate& e : est.runs) longest = std::max(longest, e.total_core_hours());
+  return longest;
 }
 
 std::string slurm_time_limit(double hours, double factor, double extra_minutes) {

@@ -13,13 +13,17 @@
 // with updates = --max-steps when set, else epochs × batches an epoch (the timing run reports its position in the
 // epoch, steps / batches). A run that stops on patience is costed at --expected-epochs when given, else at its
 // --epochs budget, an upper bound; the output says which. A marginal warm start (--warm-start W) is a phase of its
-// own, timed with the option as it is (its first updates) and with --warm-start 0 (the rest). The evaluations a
-// run makes after training ([eval NAME] sections, lava eval) are not timed and not counted.
+// own, timed with the option as it is (its first updates) and with --warm-start 0 (the rest).
+//
+// The evaluations a run makes after training ([eval NAME] sections, lava eval) are timed per shape the same way,
+// on the training timing run's model or a run's own (sweep/eval_estimate.hpp): one example's CPU seconds times the
+// examples of the evaluation's split. A run's figure is then training + evaluations, and Slurm's --time rests on it.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "sweep/eval_estimate.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/timed_train.hpp"
@@ -71,13 +75,19 @@ struct RunEstimate {
   size_t shape = 0;
   int64_t warm_start = 0;  // the run's --warm-start updates
   ExpectedLength length;
-  double core_hours = 0;
+  double core_hours = 0;       // its training
+  double eval_core_hours = 0;  // its evaluations
+  double total_core_hours() const { return core_hours + eval_core_hours; }
 };
 struct SweepEstimate {
   std::vector<StepCost> shapes;  // the main phase of each shape
   std::vector<StepCost> warm;    // its warm-start phase (the main phase's figures when it has none)
+  std::vector<std::vector<EvalCost>> evals;  // each shape's evaluations (those its runs make), in the file's order
+  std::vector<bool> evals_on_trained;        // whether a shape's evaluations were timed on a run's trained model
   std::vector<RunEstimate> runs;
-  double core_hours = 0;
+  double core_hours = 0;       // the runs' training
+  double eval_core_hours = 0;  // their evaluations
+  double total_core_hours() const { return core_hours + eval_core_hours; }
 };
 
 // core-seconds of a run from its length and the cost of its phases (warm is used for the first `warm_start`
@@ -89,12 +99,19 @@ struct EstimateOptions {
   int64_t steps = 100;      // n₂ (n₁ = n₂ / 4): an update costs the mean over n₂ − n₁ batches of random lengths
   int expected_epochs = 0;  // hint for runs that stop on patience (0: their --epochs)
   int threads = 1;          // of the timing runs: core-seconds measured at one thread
+  // n₂ of an evaluation's timing (n₁ = n₂ / 4): whole batches of lava eval (translation batches 32 sentences), as
+  // a few examples in a partly filled batch cost more each than the split's average.
+  int64_t eval_examples = 256;
 };
 
-// Times every shape (a progress line on stderr for each timing run) and costs every run. A timing run that fails
-// throws InputError naming the sweep file, the run and what lava train said.
+// Times every shape and its evaluations (a progress line on stderr for each) and costs every run: its training and
+// its evaluations (eval_estimate.hpp). A timing run that fails throws InputError naming the sweep file, the run and
+// what lava train or lava eval said.
 SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& runs, const RunBudgetOf& budget_of,
-                             const EstimateOptions& o);
+                             const EvalExamplesOf& examples_of, const EstimateOptions& o);
+
+// The longest run's hours, training and evaluations: what `lava sweep slurm --estimate` sets --time from.
+double longest_run_hours(const SweepEstimate& est);
 
 // The margin `lava sweep slurm --estimate` puts on the longest run's estimate: a loaded node, a slower CPU than the
 // one that timed, and patience stopping later than expected all lengthen a run, and a task past its limit is killed.

@@ -54,8 +54,13 @@ std::string eval_config_text(const SweepEval& e) {
 }
 
 std::vector<std::string> eval_arguments(const SweepFile& f, const SweepRun& r, const SweepEval& e, int threads) {
-  std::vector<std::string> a = {"eval",     "--task", f.task,         "--config", in_eval_dir(r, e.name + ".ini"),
-                                "--model",  (fs::path(r.dir) / kRunModelFile).string(), "--format", "json", "--quiet"};
+  return eval_arguments(f, r, e, threads, in_eval_dir(r, e.name + ".ini"), (fs::path(r.dir) / kRunModelFile).string());
+}
+
+std::vector<std::string> eval_arguments(const SweepFile& f, const SweepRun& r, const SweepEval& e, int threads,
+                                        const std::string& config, const std::string& model) {
+  std::vector<std::string> a = {"eval",    "--task", f.task, "--config", config,
+                                "--model", model,    "--format", "json", "--quiet"};
   const bool own_data = std::any_of(e.options.begin(), e.options.end(), [](const SweepOption& o) { return o.key == "data"; });
   if (!own_data)
     for (const auto& [k, v] : r.options)

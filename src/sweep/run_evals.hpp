@@ -25,6 +25,10 @@ std::vector<std::string> missing_evals(const SweepRun& r);
 std::string eval_config_text(const SweepEval& e);
 // The lava eval arguments (argv[0] "eval") of evaluation `e` of run `r`; threads > 0 adds --threads.
 std::vector<std::string> eval_arguments(const SweepFile& f, const SweepRun& r, const SweepEval& e, int threads);
+// The same with the config file and the model elsewhere (`lava sweep plan --estimate` times an evaluation on a model
+// of its own).
+std::vector<std::string> eval_arguments(const SweepFile& f, const SweepRun& r, const SweepEval& e, int threads,
+                                        const std::string& config, const std::string& model);
 
 // Runs the missing evaluations of `r` in order (every one, also after one failed) and returns 0, or the first
 // failure's exit code. `note` gets one line per evaluation (started, done, failed).

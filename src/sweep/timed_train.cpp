@@ -56,6 +56,22 @@ int run_child(const std::vector<std::string>& args, const std::string& dir, cons
   return status;
 }
 
+// run_child, and InputError "the timing run of WHAT failed (exit N): its last stderr line" unless it exits 0; the
+// child's user + system seconds.
+void run_timed_child(const char* what, const std::vector<std::string>& args, const std::string& dir,
+                     const std::string& out_path, const std::string& err_path, double& cpu_seconds) {
+  rusage usage{};
+  const int status = run_child(args, dir, out_path, err_path, usage);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string said = last_line(read_file(err_path));
+    throw InputError(one_line(fmt::format("the timing run of {} failed ({}): {}", what,
+                                          WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
+                                                            : fmt::format("signal {}", WTERMSIG(status)),
+                                          said.empty() ? "it wrote nothing to stderr" : said)));
+  }
+  cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+}
+
 }  // namespace
 
 TrainTiming parse_train_timing(const std::string& json_lines, const std::string& source) {
@@ -99,7 +115,7 @@ TrainTiming time_train(const TimedTrainSetup& s, const std::vector<std::pair<std
     config += k + " = " + v + "\n";
   }
   const fs::path dir(s.scratch);
-  const std::string config_path = (dir / "config.ini").string(), model = (dir / "model.safetensors").string();
+  const std::string config_path = (dir / "config.ini").string(), model = (dir / kTimingModelFile).string();
   const std::string out_path = (dir / "metrics.jsonl").string(), err_path = (dir / "train.log").string();
   // Each timing starts afresh: no resume state or best model of an earlier one.
   std::error_code ec;
@@ -108,18 +124,21 @@ TrainTiming time_train(const TimedTrainSetup& s, const std::vector<std::pair<std
   const std::vector<std::string> args = {s.lava,      "train",      "--task", s.task, "--config", config_path,
                                          "--max-steps", std::to_string(steps), "--threads", std::to_string(s.threads),
                                          "--save",    model,        "--format", "json", "--quiet"};
-  rusage usage{};
-  const int status = run_child(args, s.workdir, out_path, err_path, usage);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string said = last_line(read_file(err_path));
-    throw InputError(one_line(fmt::format("the timing run of lava train failed ({}): {}",
-                                          WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
-                                                            : fmt::format("signal {}", WTERMSIG(status)),
-                                          said.empty() ? "it wrote nothing to stderr" : said)));
-  }
+  double cpu_seconds = 0;
+  run_timed_child("lava train", args, s.workdir, out_path, err_path, cpu_seconds);
   TrainTiming t = parse_train_timing(read_file(out_path), out_path);
-  t.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+  t.cpu_seconds = cpu_seconds;
   return t;
+}
+
+double time_eval(const TimedTrainSetup& s, const std::vector<std::string>& eval_args) {
+  LAVA_CHECK(!eval_args.empty() && eval_args[0] == "eval", "time_eval runs lava eval");
+  std::vector<std::string> args = {s.lava};
+  args.insert(args.end(), eval_args.begin(), eval_args.end());
+  const fs::path dir(s.scratch);
+  double cpu_seconds = 0;
+  run_timed_child("lava eval", args, s.workdir, (dir / "eval.jsonl").string(), (dir / "eval.log").string(), cpu_seconds);
+  return cpu_seconds;
 }
 
 }  // namespace lava

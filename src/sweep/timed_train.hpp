@@ -1,5 +1,6 @@
 #pragma once
-// One short `lava train` in a child process, timed: what `lava sweep plan --estimate` measures a run's cost with.
+// One short `lava train` or `lava eval` in a child process, timed: what `lava sweep plan --estimate` measures a run's
+// cost with.
 //
 // The child runs the run's own training (its options in a config.ini of a scratch directory) for a given number of
 // updates, in the sweep file's directory (the run's relative paths are relative to it), with --format json on
@@ -22,6 +23,9 @@ struct TrainTiming {
   int validations = 0;        // validation lines (--valid-every adds to the one max-steps stops with)
 };
 
+// The model a timing run saves (--save) in its scratch directory: its best validation's.
+inline constexpr const char* kTimingModelFile = "model.safetensors";
+
 struct TimedTrainSetup {
   std::string lava;     // the lava binary
   std::string task;
@@ -34,6 +38,11 @@ struct TimedTrainSetup {
 // updates. A child that fails throws InputError with the last line it wrote to stderr (e.g. the missing data file).
 TrainTiming time_train(const TimedTrainSetup& setup, const std::vector<std::pair<std::string, std::string>>& options,
                        int64_t steps);
+
+// `lava EVAL_ARGS` (EVAL_ARGS[0] is "eval", e.g. with --limit n), in setup.workdir, its output into the scratch
+// directory: the child's CPU seconds (user + system, model and data loading included). A child that fails throws
+// InputError with the last line it wrote to stderr.
+double time_eval(const TimedTrainSetup& setup, const std::vector<std::string>& eval_args);
 
 // The figures of a timing run from its JSON lines (stdout); InputError naming `source` when a line is missing.
 TrainTiming parse_train_timing(const std::string& json_lines, const std::string& source);

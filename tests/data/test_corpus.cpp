@@ -179,6 +179,26 @@ TEST_CASE("corpus: reading splits, vocab from train, filters and counts") {
   CHECK(read_parallel_split(c.options, CorpusSplit::valid, corpus.src_vocab, corpus.tgt_vocab).pairs.size() == 3);
 }
 
+TEST_CASE("corpus: count_parallel_split counts the pairs read_parallel_split keeps, without a vocabulary") {
+  SmallCorpus c;
+  c.options.max_len = 4;
+  const ParallelCorpus corpus = load_parallel_corpus(c.options, {}, {});
+  for (CorpusSplit s : {CorpusSplit::train, CorpusSplit::valid, CorpusSplit::test}) {
+    const SplitStats n = count_parallel_split(c.options, s);
+    const SplitStats& read = (s == CorpusSplit::train ? corpus.train : s == CorpusSplit::valid ? corpus.valid : corpus.test).stats;
+    CHECK(n.pairs == read.pairs);
+    CHECK(n.lines == read.lines);
+    CHECK(n.empty_skipped == read.empty_skipped);
+    CHECK(n.long_skipped == read.long_skipped);
+    CHECK(n.src_tokens == 0);
+  }
+  CHECK(count_parallel_split(c.options, CorpusSplit::train).pairs == 6);  // 7 lines, one with an empty source
+  CHECK(count_parallel_split(c.options, CorpusSplit::valid).pairs == 2);  // the long pair over max_len 4
+  CHECK(count_parallel_split(c.options, CorpusSplit::test).pairs == 2);   // test is never length-filtered
+  c.options.max_len = 0;
+  CHECK(count_parallel_split(c.options, CorpusSplit::valid).pairs == 3);
+}
+
 TEST_CASE("corpus: byte-order mark, CRLF, tabs and a missing final newline are read") {
   TempDir dir("crlf");
   write_bytes(dir.file("train.fr"), "\xEF\xBB\xBFla maison\r\nle  chien\t\r\nun chat");
