@@ -12,6 +12,7 @@
 #include "tasks/caption/model_file.hpp"
 #include "tasks/caption/plots.hpp"
 #include "tasks/caption/trainer.hpp"
+#include "tasks/caption/data.hpp"
 
 namespace lava {
 
@@ -153,9 +154,17 @@ int eval_caption_command(const CommandLine& cl) {
 
 }  // namespace
 
+// lava eval's scenes of the split: each is decoded once and its reference captions scored.
+int64_t caption_eval_examples(const CommandLine& cl) {
+  if (!cl.has("data")) cl.fail("--data is required");
+  return int64_t(load_caption_split(cl.get_string("data"), cl.get_choice("split", {"train", "valid", "test"}),
+                                    cl.has("mnist") ? cl.get_string("mnist") : "")
+                     .captions.size());
+}
+
 TaskCommands caption_commands() {
   return {"caption", caption_train_command_line, train_caption_command, caption_eval_command_line,
-          eval_caption_command};
+          eval_caption_command, caption_eval_examples};
 }
 
 }  // namespace lava

@@ -16,6 +16,7 @@
 #include "cli/option_table.hpp"
 #include "cli/task_registry.hpp"
 #include "cli/variant_options.hpp"
+#include "data/parallel_corpus.hpp"
 #include "data/vocab.hpp"
 #include "eval/bleu.hpp"
 #include "report/progress.hpp"
@@ -150,8 +151,7 @@ int eval_nmt_command(const CommandLine& cl) {
   DecodeOptions dopt = decode_options(cl);
   dopt.kmax = kmax, dopt.batch_size = batch_size;
   co.keep_target_tokens = bleu;
-  const CorpusSplit split =
-      split_name == "train" ? CorpusSplit::train : split_name == "valid" ? CorpusSplit::valid : CorpusSplit::test;
+  const CorpusSplit split = corpus_split(split_name);
   ParallelSplit data = read_parallel_split(co, split, m.src_vocab, m.tgt_vocab);
   if (limit > 0 && int64_t(data.pairs.size()) > limit) {
     data.pairs.resize(size_t(limit));
@@ -230,9 +230,19 @@ int eval_nmt_command(const CommandLine& cl) {
 
 }  // namespace
 
+// lava eval's pairs with no empty side: eval_nmt_command sets no max_len, so no split is length-filtered.
+int64_t nmt_eval_examples(const CommandLine& cl) {
+  if (!cl.has("data")) cl.fail("--data is required");
+  CorpusOptions co;
+  co.dir = cl.get_string("data");
+  co.src_lang = cl.get_string("src");
+  co.tgt_lang = cl.get_string("tgt");
+  return count_parallel_split(co, corpus_split(cl.get_choice("split", {"train", "valid", "test"}))).pairs;
+}
+
 TaskCommands nmt_commands() {
   // Every cross-checked variant with the mlp scorer and two layers, and the sparse ones again with 1.5-entmax.
-  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command,
+  return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command, nmt_eval_examples,
           {crosscheck::dump_nmt,
            {{"{attn}-mlp", "--attn {attn} --score mlp --layers 2"}, {"{sparse}-entmax", "--attn {sparse} --alpha 1.5"}}}};
 }

@@ -13,6 +13,8 @@
 #include "tasks/seqvae/model_file.hpp"
 #include "tasks/seqvae/trainer.hpp"
 #include "core/json.hpp"
+#include "data/parallel_corpus.hpp"
+#include "tasks/seqvae/eval.hpp"
 
 namespace lava {
 
@@ -135,9 +137,7 @@ int eval_seqvae_command(const CommandLine& cl) {
   d.lang = cl.has("lang") ? cl.get_string("lang") : m.lang;
   if (d.lang.empty()) cl.fail("the model names no language: give --lang");
   d.max_len = 0;  // evaluation never skips long sentences
-  const CorpusSplit split = split_name == "train" ? CorpusSplit::train
-                            : split_name == "valid" ? CorpusSplit::valid
-                                                    : CorpusSplit::test;
+  const CorpusSplit split = corpus_split(split_name);
   const ParallelSplit data = read_parallel_split(seqvae_corpus_options(d), split, m.vocab, m.vocab);
   const SeqVaeEvalFigures f = evaluate_seqvae(*m.model, data, eo);
   const SeqVaeConfig& cfg = m.model->config();
@@ -167,10 +167,22 @@ int eval_seqvae_command(const CommandLine& cl) {
 
 }  // namespace
 
+// lava eval's sentences of SPLIT.LANG with tokens (LANG: --lang, else the model's), never length-filtered.
+int64_t seqvae_eval_examples(const CommandLine& cl) {
+  if (!cl.has("data")) cl.fail("--data is required");
+  SeqVaeDataOptions d;
+  d.dir = cl.get_string("data");
+  if (cl.has("lang")) d.lang = cl.get_string("lang");
+  else if (cl.has("model")) d.lang = load_seqvae(cl.get_string("model")).lang;
+  if (d.lang.empty()) cl.fail("the model names no language: give --lang");
+  d.max_len = 0;
+  return count_parallel_split(seqvae_corpus_options(d), corpus_split(cl.get_choice("split", {"train", "valid", "test"}))).pairs;
+}
+
 TaskCommands seqvae_commands() {
   // Soft attention in the decoder, with one and two LSTM layers.
   return {"seqvae", seqvae_train_command_line, train_seqvae_command, seqvae_eval_command_line, eval_seqvae_command,
-          {crosscheck::dump_seqvae, {{"1", "--layers 1"}, {"2", "--layers 2"}}}};
+          seqvae_eval_examples, {crosscheck::dump_seqvae, {{"1", "--layers 1"}, {"2", "--layers 2"}}}};
 }
 
 }  // namespace lava

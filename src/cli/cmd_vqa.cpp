@@ -14,6 +14,7 @@
 #include "tasks/vqa/plots.hpp"
 #include "tasks/vqa/trainer.hpp"
 #include "core/json.hpp"
+#include "tasks/vqa/data.hpp"
 
 namespace lava {
 
@@ -209,8 +210,19 @@ int eval_vqa_command(const CommandLine& cl) {
 
 }  // namespace
 
+// lava eval's questions of the split (load_vqa_split refuses a mix of --data and --features/--questions).
+int64_t vqa_eval_examples(const CommandLine& cl) {
+  VqaDataOptions d;
+  for (const auto& [name, field] : {std::pair{"data", &d.data_dir}, std::pair{"features", &d.features},
+                                    std::pair{"questions", &d.questions}, std::pair{"mnist", &d.mnist_dir}})
+    if (cl.has(name)) *field = cl.get_string(name);
+  if (d.data_dir.empty() == (d.features.empty() && d.questions.empty()))
+    cl.fail("give either --data DIR or --features FILE.npy --questions Q");
+  return int64_t(load_vqa_split(d, cl.get_choice("split", {"train", "valid", "test"})).questions.size());
+}
+
 TaskCommands vqa_commands() {
-  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command,
+  return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command, vqa_eval_examples,
           {crosscheck::dump_vqa, {{"{attn}", "--attn {attn}"}}}};
 }
 

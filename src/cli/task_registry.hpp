@@ -2,6 +2,7 @@
 // The tasks of `lava train` and `lava eval`. A task is its folder under src/tasks/, its commands (a TaskCommands,
 // in cli/cmd_<task>.cpp) and one line in task_registry.cpp; dispatch, --task's help, the sweep's list of tasks and
 // of their training options, and `lava crosscheck-dump`'s tasks and `make crosscheck`'s runs all come from here.
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,6 +39,10 @@ struct TaskCommands {
   int (*train)(const CommandLine& parsed);  // trains; returns the exit code
   std::unique_ptr<CommandLine> (*eval_command_line)();
   int (*eval)(const CommandLine& parsed);
+  // The examples a parsed `lava eval` line covers before --limit, counted by the task's own reader of the split
+  // (what `lava sweep plan --estimate` scales an evaluation's timing by: cli/eval_examples.hpp). nullptr: the
+  // estimate refuses the task's evaluations.
+  int64_t (*eval_examples)(const CommandLine& parsed) = nullptr;
   TaskCrosscheck crosscheck = {};
 };
 

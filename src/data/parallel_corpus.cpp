@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <stdexcept>
 
 #include "core/check.hpp"
 #include "core/read_file.hpp"
@@ -17,6 +18,12 @@ const char* split_name(CorpusSplit split) {
     case CorpusSplit::test: return "test";
   }
   return "?";
+}
+
+CorpusSplit corpus_split(const std::string& name) {
+  for (CorpusSplit s : {CorpusSplit::train, CorpusSplit::valid, CorpusSplit::test})
+    if (name == split_name(s)) return s;
+  throw std::invalid_argument("no corpus split \"" + name + "\"");
 }
 
 std::string corpus_file(const CorpusOptions& options, CorpusSplit split, std::string_view lang) {

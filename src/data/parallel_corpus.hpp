@@ -26,6 +26,7 @@ namespace lava {
 
 enum class CorpusSplit { train, valid, test };
 const char* split_name(CorpusSplit split);  // "train", "valid", "test"
+CorpusSplit corpus_split(const std::string& name);  // split_name's inverse; std::invalid_argument for another name
 
 struct CorpusOptions {
   std::string dir;                  // folder holding {train,valid,test}.{src_lang,tgt_lang}
