@@ -87,14 +87,11 @@ inline CliResult run_bash(const std::string& script) {
   return r;
 }
 
-// "ulimit -v KB; " before a command, to bound the memory a child may map; empty under AddressSanitizer, whose shadow
-// memory reserves terabytes of address space before main runs, so that any such limit stops the sanitized binary at
-// start: there the command's timeout alone bounds it.
+// "ulimit -v KB; " before a command, to bound the memory a child may map; empty when the child is built with
+// AddressSanitizer (make sanitize sets LAVA_CHILD_SANITIZED; its test objects are not instrumented themselves),
+// whose shadow memory reserves terabytes of address space before main runs, so that any such limit stops the
+// sanitized binary at start: there the command's timeout alone bounds it.
 inline std::string memory_limit(long kb) {
-#if defined(__SANITIZE_ADDRESS__)
-  (void)kb;
-  return "";
-#else
+  if (std::getenv("LAVA_CHILD_SANITIZED")) return "";
   return "ulimit -v " + std::to_string(kb) + "; ";
-#endif
 }
