@@ -13,7 +13,7 @@ BUILD    := build
 
 # make PROFILE=1 builds the profiling build in build/prof: the per-op profile of `lava bench train --profile`, the
 # GEMM work counters and the wrapper that times every OpenMP region (core/op_profile.hpp). The product build has
-# none of them; make bench and make sanitize build with them.
+# none of them; make bench builds with them (make PROFILE=1 test runs the suites on it).
 PROFILE  ?= 0
 ifeq ($(PROFILE),1)
 BUILD    := build/prof

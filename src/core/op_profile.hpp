@@ -1,6 +1,6 @@
 #pragma once
 // The per-op profile of `lava bench train --profile`: where the wall time of a training step goes. It exists only in
-// a profiling build (make PROFILE=1, which defines LAVA_PROFILE=1; make bench and make sanitize build one): in the
+// a profiling build (make PROFILE=1, which defines LAVA_PROFILE=1; make bench builds one): in the
 // product build every hook below compiles to nothing, and no GEMM counter or OpenMP wrapper is linked in.
 //
 // Every autodiff op opens a scope (LAVA_PROFILE_OP("name")) and every backward record runs under its op's kind, so

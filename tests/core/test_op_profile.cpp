@@ -1,7 +1,7 @@
 // The op profile (core/op_profile.hpp, lava bench train --profile): it changes no bits, files each op's forward and
 // backward time under the op, counts the op's GEMM work exactly, sees every OpenMP region through the
 // GOMP_parallel wrapper, and its rows add up to the wall time they cut. The profile exists in the profiling build
-// only (make PROFILE=1; make sanitize builds one), so these run there and are reported skipped elsewhere.
+// only (make PROFILE=1 test), so these run there and are reported skipped elsewhere.
 #include <doctest/doctest.h>
 #include <omp.h>
 

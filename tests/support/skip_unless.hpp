@@ -11,7 +11,7 @@
 #include "core/op_profile.hpp"
 
 // The op profile, the GEMM work counters and the OpenMP region wrapper exist only in the profiling build
-// (make PROFILE=1; make sanitize is one): their tests run there. A test body that calls them sits in #if LAVA_PROFILE.
+// (make PROFILE=1, as make bench builds): their tests run there. A test body that calls them sits in #if LAVA_PROFILE.
 inline doctest::skip skip_unless_profiling_build() { return doctest::skip(!lava::op_profile::kBuilt); }
 
 // A program on PATH (e.g. "parallel"), looked up once when the test cases are registered.
