@@ -46,16 +46,7 @@ EvalCost time_evaluation(const TimedTrainSetup& setup, const SweepFile& f, const
   EvalCost c;
   c.name = e.name;
   {
-    // Counted from the sweep file's directory, as lava eval runs (its relative paths are relative to the file).
-    const fs::path cwd = fs::current_path();
-    fs::current_path(f.dir);
-    struct Back {
-      const fs::path& to;
-      ~Back() {
-        std::error_code ec;
-        fs::current_path(to, ec);
-      }
-    } back{cwd};
+    const InSweepDir in_sweep_dir(f);  // counted as lava eval runs, from the sweep file's directory
     c.examples = examples_of(eval_arguments(f, r, e, setup.threads, config, model));
   }
   if (c.examples <= 0) return c;

@@ -84,10 +84,11 @@ int run_missing_evals(const SweepFile& f, const SweepRun& r, int threads, const 
     write_file_atomic(in_eval_dir(r, name + ".ini"), eval_config_text(e));
     note("evaluation " + name + ": starting");
     const int out_fd = open_file(partial, O_TRUNC), err_fd = open_file(log, O_APPEND);
-    const fs::path cwd = fs::current_path();
-    fs::current_path(f.dir);  // the sweep's relative paths (data = ...) are relative to its file
-    int rc = run_redirected(eval, eval_arguments(f, r, e, threads), out_fd, err_fd, partial, log);
-    fs::current_path(cwd);
+    int rc;
+    {
+      const InSweepDir in_sweep_dir(f);
+      rc = run_redirected(eval, eval_arguments(f, r, e, threads), out_fd, err_fd, partial, log);
+    }
     ::close(out_fd);
     ::close(err_fd);
     if (rc == 0 && fs::file_size(partial, ec) == 0) {

@@ -153,10 +153,11 @@ int run_sweep_task(const SweepFile& f, const SweepRun& r, const ExecOptions& o, 
   if (::write(err_fd, start_note.data(), start_note.size()) < 0) throw input_error(log, 0, "cannot write");
   std::fprintf(stderr, "%s\n", one_line(start_note.substr(0, start_note.size() - 1)).c_str());
 
-  const fs::path cwd = fs::current_path();
-  fs::current_path(f.dir);  // the sweep's relative paths (data = ...) are relative to its file
-  const int rc = run_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd, metrics, log);
-  fs::current_path(cwd);
+  int rc;
+  {
+    const InSweepDir in_sweep_dir(f);
+    rc = run_redirected(train, train_arguments(f, r, resume, o), out_fd, err_fd, metrics, log);
+  }
   ::close(out_fd);
   ::close(err_fd);
 

@@ -47,6 +47,7 @@
 // lists, an unknown scale, an empty grid or an empty or repeated value in one, a grid over an option results do
 // not depend on (threads), and bad seeds.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
@@ -128,5 +129,23 @@ bool option_changes_results(const std::string& key);
 
 // "1-3,7" -> {1, 2, 3, 7}; throws std::invalid_argument with the reason (the caller adds file and line).
 std::vector<int64_t> parse_seed_list(const std::string& text);
+
+// While alive, the process's working directory is the sweep file's, whose relative paths (data = ...) are relative
+// to it; the one before comes back when it goes, on an exception too.
+class InSweepDir {
+ public:
+  explicit InSweepDir(const SweepFile& f) : back_(std::filesystem::current_path()) {
+    std::filesystem::current_path(f.dir);
+  }
+  ~InSweepDir() {
+    std::error_code ec;
+    std::filesystem::current_path(back_, ec);
+  }
+  InSweepDir(const InSweepDir&) = delete;
+  InSweepDir& operator=(const InSweepDir&) = delete;
+
+ private:
+  std::filesystem::path back_;
+};
 
 }  // namespace lava

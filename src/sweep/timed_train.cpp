@@ -56,10 +56,10 @@ int run_child(const std::vector<std::string>& args, const std::string& dir, cons
   return status;
 }
 
-// run_child, and InputError "the timing run of WHAT failed (exit N): its last stderr line" unless it exits 0; the
-// child's user + system seconds.
-void run_timed_child(const char* what, const std::vector<std::string>& args, const std::string& dir,
-                     const std::string& out_path, const std::string& err_path, double& cpu_seconds) {
+// run_child, and InputError "the timing run of WHAT failed (exit N): its last stderr line" unless it exits 0; returns
+// the child's user + system seconds.
+double run_timed_child(const char* what, const std::vector<std::string>& args, const std::string& dir,
+                       const std::string& out_path, const std::string& err_path) {
   rusage usage{};
   const int status = run_child(args, dir, out_path, err_path, usage);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -69,7 +69,7 @@ void run_timed_child(const char* what, const std::vector<std::string>& args, con
                                                             : fmt::format("signal {}", WTERMSIG(status)),
                                           said.empty() ? "it wrote nothing to stderr" : said)));
   }
-  cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+  return seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
 }
 
 }  // namespace
@@ -124,8 +124,7 @@ TrainTiming time_train(const TimedTrainSetup& s, const std::vector<std::pair<std
   const std::vector<std::string> args = {s.lava,      "train",      "--task", s.task, "--config", config_path,
                                          "--max-steps", std::to_string(steps), "--threads", std::to_string(s.threads),
                                          "--save",    model,        "--format", "json", "--quiet"};
-  double cpu_seconds = 0;
-  run_timed_child("lava train", args, s.workdir, out_path, err_path, cpu_seconds);
+  const double cpu_seconds = run_timed_child("lava train", args, s.workdir, out_path, err_path);
   TrainTiming t = parse_train_timing(read_file(out_path), out_path);
   t.cpu_seconds = cpu_seconds;
   return t;
@@ -136,9 +135,7 @@ double time_eval(const TimedTrainSetup& s, const std::vector<std::string>& eval_
   std::vector<std::string> args = {s.lava};
   args.insert(args.end(), eval_args.begin(), eval_args.end());
   const fs::path dir(s.scratch);
-  double cpu_seconds = 0;
-  run_timed_child("lava eval", args, s.workdir, (dir / "eval.jsonl").string(), (dir / "eval.log").string(), cpu_seconds);
-  return cpu_seconds;
+  return run_timed_child("lava eval", args, s.workdir, (dir / "eval.jsonl").string(), (dir / "eval.log").string());
 }
 
 }  // namespace lava
