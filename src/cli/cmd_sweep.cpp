@@ -98,28 +98,32 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
-// A run that sets a variant option its --attn does not read would stop at lava train's usage error
-// (cli/variant_options.hpp): the sweep refuses it before anything runs, naming the run. (A variant word lava train
-// does not know is left to lava train's own error.)
+// A run that sets a variant option its --attn does not read (or reads only under another option's value, as
+// bam-weibull's --alpha-gamma) would stop at lava train's usage error (cli/variant_options.hpp): the sweep refuses
+// it before anything runs, naming the run (set such an option in the [attn ...] sections of the variants that
+// read it). Each run's config.ini text goes through the task's own training command
+// line and read_variant_options, the check lava train makes. (A variant word lava train does not know, and the
+// task's other options, are left to lava train's own errors.)
 void check_variant_options(const SweepFile& f, const std::vector<SweepRun>& runs) {
-  const std::set<std::string> train = train_option_names(task_registry(), f.task);
-  if (!train.count("attn")) return;  // a task without attention variants
-  const std::vector<std::string> names = variant_option_names();
-  std::set<std::string> variant_options(names.begin(), names.end());
-  for (AttnVariant v : attn_registry().for_task(f.task))
-    for (const std::string& name : options_read(v)) variant_options.insert(name);
+  const TaskCommands& task = task_registry().find(f.task);
+  if (!train_option_names(task_registry(), f.task).count("attn")) return;  // a task without attention variants
   for (const SweepRun& r : runs) {
+    const std::unique_ptr<CommandLine> cl = task_command_line(task_registry(), task, TaskVerb::train);
     AttnVariant attn;
     try {
-      for (const auto& [key, value] : r.options)
-        if (key == "attn") attn = parse_attn_variant(value, f.task);
+      cl->parse_config_text(run_config_text(r), "run " + r.id);
+      attn = parse_attn_variant(cl->get_string("attn"), f.task);
     } catch (const UsageError&) {
       continue;
     }
-    for (const auto& [key, value] : r.options)
-      if (variant_options.count(key) && train.count(key) && !reads_option(attn, key))
-        throw input_error(f.path, 0, fmt::format("run {}: {}; set it in the [attn ...] sections of the variants "
-                                                 "that read it", r.id, unread_option_message(attn, key)));
+    VariantConfig variant;
+    ObjectiveOptions objective;
+    try {
+      read_variant_options(*cl, attn, variant, objective);
+    } catch (const UsageError& e) {
+      const std::string prefix = "lava train: ", what = e.what();
+      throw input_error(f.path, 0, "run " + r.id + ": " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+    }
   }
 }
 

@@ -40,6 +40,17 @@ std::vector<std::string> CommandLine::option_names() const {
 
 void CommandLine::fail(const std::string& what) const { throw UsageError("lava " + command_ + ": " + what); }
 
+void CommandLine::parse_config_text(std::string_view text, const std::string& source) {
+  po::options_description all;
+  all.add(own_).add(common_desc_);
+  try {
+    store_config_text(text, source, all, vm_);
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    fail(e.what());
+  }
+}
+
 bool CommandLine::parse(int argc, char** argv) {
   po::options_description all;
   all.add(own_).add(common_desc_);

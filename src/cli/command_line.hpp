@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -34,6 +35,10 @@ class CommandLine {
   po::options_description& options() { return own_; }
   // Parses argv (argv[0] is the command name). Returns false when --help was printed (the caller exits 0).
   bool parse(int argc, char** argv);
+  // Stores the options of a --config file's text (named `source` in errors) and nothing else: no --help, no common
+  // options read, none of parse's process-wide settings (threads, progress, caches). For checking a command line
+  // before it runs, e.g. each run of a sweep (cli/cmd_sweep.cpp). Errors are UsageErrors, as parse's.
+  void parse_config_text(std::string_view text, const std::string& source);
 
   const po::variables_map& vm() const { return vm_; }
   bool has(const std::string& name) const { return vm_.count(name) > 0 && !vm_[name].defaulted(); }

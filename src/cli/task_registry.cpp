@@ -56,9 +56,6 @@ std::vector<std::string> TaskRegistry::crosschecked() const {
   return out;
 }
 
-namespace {
-
-// The task's command line for `verb`, with --task (its help lists every task).
 std::unique_ptr<CommandLine> task_command_line(const TaskRegistry& tasks, const TaskCommands& t, TaskVerb verb) {
   std::unique_ptr<CommandLine> cl = verb == TaskVerb::train ? t.train_command_line() : t.eval_command_line();
   const char* command = verb == TaskVerb::train ? "train" : "eval";
@@ -68,8 +65,6 @@ std::unique_ptr<CommandLine> task_command_line(const TaskRegistry& tasks, const 
                                   .c_str());
   return cl;
 }
-
-}  // namespace
 
 int run_task_command(const TaskRegistry& tasks, TaskVerb verb, int argc, char** argv) {
   const TaskCommands& t = tasks.find(task_of(argc, argv, tasks.default_task().name));

@@ -65,6 +65,8 @@ class TaskRegistry {
 const TaskRegistry& task_registry();
 
 enum class TaskVerb { train, eval };
+// The task's command line for `verb` with --task added (its help lists every task), options declared, not parsed.
+std::unique_ptr<CommandLine> task_command_line(const TaskRegistry& tasks, const TaskCommands& t, TaskVerb verb);
 // `lava train` / `lava eval`: the task --task names (the default task without it) parses and runs the whole line.
 int run_task_command(const TaskRegistry& tasks, TaskVerb verb, int argc, char** argv);
 // The long option names (without "--") `lava train --task TASK` accepts; UsageError for an unknown task.

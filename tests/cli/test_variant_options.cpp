@@ -223,4 +223,13 @@ TEST_CASE("variant options: lava sweep refuses a run that sets an option its --a
   CHECK(r.code != 0);
   CHECK(r.err.find("--temperature is not read by --attn var-rws (it reads: --samples, --warm-start)") !=
         std::string::npos);
+  // An option the variant reads only under another option's value: bam-weibull's --alpha-gamma is the fixed
+  // prior's, so with the default contextual prior lava train would refuse it, and so does the sweep, up front.
+  write_file_atomic(sections, "data = corpus\nattn = bam-weibull\nalpha-gamma = 2\n");
+  r = run_lava("sweep plan " + sections);
+  CHECK(r.code != 0);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find(sections + ": run ") != std::string::npos);
+  CHECK(r.err.find("--alpha-gamma is not read by --attn bam-weibull with --bam-prior contextual") != std::string::npos);
+  CHECK(run_lava("sweep plan " + sections + " --set bam-prior=fixed").code == 0);
 }
