@@ -22,8 +22,11 @@ extern "C" void on_stop_signal(int sig) {
     g_signal = sig;
     return;
   }
+  // SIGTERM asks for the graceful stop however often it comes: a scheduler, `pkill lava` (which reaches both a
+  // sweep's `lava sweep run` and its jobs, and the former forwards one more) and GNU parallel may each send one.
+  if (sig == SIGTERM) return;
   if (g_shield > 0) return;  // the save completes; the loop stops right after it anyway
-  // A second signal outside a save: stop at once, as if no handler were installed. The signal is blocked while
+  // A second Ctrl-C outside a save: stop at once, as if no handler were installed. The signal is blocked while
   // its handler runs, so raise() leaves it pending and it is delivered (default action) when the handler returns.
   ::signal(sig, SIG_DFL);
   ::raise(sig);

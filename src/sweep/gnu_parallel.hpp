@@ -3,7 +3,7 @@
 //
 // parallel and its jobs get a process group of their own, so Ctrl-C reaches only this process, which then sends
 // one SIGTERM to the whole group: parallel starts no new job, and every running `lava sweep exec` saves its resume
-// state and stops (a second signal would make lava train stop without saving). SIGHUP (the terminal closed) is
+// state and stops (parallel passes the TERM on to them too; lava train takes repeated SIGTERMs as one). SIGHUP (the terminal closed) is
 // taken the same way. The next `lava sweep run` resumes those runs. --termseq gives the jobs a minute before
 // parallel itself would kill them.
 //

@@ -10,8 +10,8 @@
 // `exec` makes lava the batch shell itself: SIGTERM, whether from --signal=B: (sent to the batch shell only) or
 // from a preemption, `scontrol requeue` or `scancel` (sent to every process of the job), reaches the trainer
 // exactly once; it finishes the update in progress, saves its resume state and exits 143, and the next session of
-// the task resumes from that state. (A shell in between would have to forward the signal, and lava train takes a
-// second SIGTERM as "stop at once".)
+// the task resumes from that state. (A shell in between would have to forward the signal; lava train takes further
+// SIGTERMs as the same request, core/stop_signal.hpp.)
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
-// lava train --task nmt stopped by a signal: a second signal outside a save stops at once and one during a save
-// waits (core/stop_signal.hpp); SIGTERM stops `lava train` with exit 143 and a state that resumes to the
+// lava train --task nmt stopped by a signal: a second Ctrl-C outside a save stops at once, one during a save waits,
+// and repeated SIGTERMs never stop it before its save (core/stop_signal.hpp); SIGTERM stops `lava train` with exit 143 and a state that resumes to the
 // uninterrupted run's bits. The other stops and resumes: tests/train/test_resume.cpp.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -22,7 +22,7 @@ using namespace lava;
 using resume_test::check_same_state;
 using resume_test::tiny_flags;
 
-TEST_CASE("resume: a second signal outside a save stops at once; during one it waits") {
+TEST_CASE("resume: a second SIGINT outside a save stops at once; during one it waits; SIGTERM never does") {
   struct sigaction before {};
   ::sigaction(SIGTERM, nullptr, &before);
   {
@@ -51,6 +51,21 @@ TEST_CASE("resume: a second signal outside a save stops at once; during one it w
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
+
+  // `pkill lava` during a sweep: the job gets one SIGTERM itself and one more forwarded through GNU parallel, outside
+  // any save. It must still reach its save and exit on its own.
+  const pid_t terminated = ::fork();
+  REQUIRE(terminated >= 0);
+  if (terminated == 0) {
+    StopSignalGuard guard;
+    ::raise(SIGTERM);
+    ::raise(SIGTERM);
+    ::raise(SIGTERM);
+    ::_exit(stop_signal_received() == SIGTERM ? 143 : 1);
+  }
+  REQUIRE(::waitpid(terminated, &status, 0) == terminated);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
 }
 
 TEST_CASE("resume: SIGTERM stops `lava train` with exit 143 and a state that resumes exactly") {
