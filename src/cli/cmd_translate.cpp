@@ -20,7 +20,8 @@ namespace lava {
 void add_decode_options(CommandLine& cl) {
   cl.options().add_options()                                                                                     //
       ("beam", po::value<std::string>()->default_value("10"), "beam size (1 = greedy)")                          //
-      ("alpha", po::value<std::string>()->default_value("1"), "length penalty ((5+|Y|)/6)^alpha (0 = off)")     //
+      ("length-penalty", po::value<std::string>()->default_value("1"),
+       "rank finished hypotheses by log p(Y) / ((5+|Y|)/6)^A, GNMT's length penalty (0 = off)")                //
       ("eos-norm", po::value<std::string>()->default_value("3"),
        "lower log p(</s>) at output token j by EOS_NORM*src_len/(j+1) (0 = off)")                                //
       ("max-len-ratio", po::value<std::string>()->default_value("2"),
@@ -31,7 +32,7 @@ void add_decode_options(CommandLine& cl) {
 DecodeOptions decode_options(const CommandLine& cl) {
   DecodeOptions o;
   o.beam = int(cl.get_int("beam", 1, 1000));
-  o.alpha = cl.get_double("alpha", 0, 100);
+  o.alpha = cl.get_double("length-penalty", 0, 100);
   o.eos_norm = cl.get_double("eos-norm", 0, 1e6);
   o.max_len_ratio = cl.get_double("max-len-ratio", 0, 1000);
   o.max_len_extra = int(cl.get_int("max-len-extra", 0, 100000));

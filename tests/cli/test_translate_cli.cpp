@@ -158,6 +158,13 @@ TEST_CASE("translate: bad input is one line naming it: a missing file, invalid U
   r = run_bash("printf 'a b c d e\\n' | " + lava_bin() + " translate --max-tokens 3 --model " + model);
   CHECK(r.code == 1);
   CHECK(r.err.find("-:1: line has 5 tokens") != std::string::npos);
+  // The length penalty is --length-penalty; --alpha is lava train's entmax alpha and means nothing here.
+  r = run_bash("printf 'datei öffnen .\\n' | " + lava_bin() + " translate --length-penalty 0 --model " + model);
+  CHECK(r.code == 0);
+  r = run_bash("printf 'datei öffnen .\\n' | " + lava_bin() + " translate --alpha 0 --model " + model);
+  CHECK(r.code == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("alpha") != std::string::npos);
 }
 
 TEST_CASE("translate: a line typed on standard input is answered before the next one is written") {
