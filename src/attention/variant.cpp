@@ -9,31 +9,11 @@
 #include "attention/attention_variant.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
+#include "core/word_list.hpp"
 
 namespace lava {
 
 const AttnVariantInfo& variant_info(AttnVariant v) { return v->info(); }
-
-namespace {
-
-// The space-separated words of `list`.
-std::vector<std::string> words_of(std::string_view list) {
-  std::vector<std::string> words;
-  for (size_t at = 0; at < list.size();) {
-    const size_t end = std::min(list.find(' ', at), list.size());
-    if (end > at) words.emplace_back(list.substr(at, end - at));
-    at = end + 1;
-  }
-  return words;
-}
-
-bool has_word(std::string_view list, std::string_view word) {
-  for (const std::string& w : words_of(list))
-    if (w == word) return true;
-  return false;
-}
-
-}  // namespace
 
 bool supports_task(AttnVariant v, std::string_view task) { return has_word(v->info().tasks, task); }
 

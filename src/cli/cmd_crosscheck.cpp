@@ -27,6 +27,7 @@
 #include "nn/optim.hpp"
 #include "nn/safetensors.hpp"
 #include "core/json.hpp"
+#include "core/word_list.hpp"
 
 namespace lava::crosscheck {
 
@@ -115,6 +116,8 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   cfg.score = cl.get_enum("score", kNmtScoreNames);
   ParallelCorpus corpus;
   if (cl.has("data")) {
+    for (const char* name : {"vocab", "src-len", "tgt-len", "batches"})
+      if (cl.has(name)) cl.fail(fmt::format("--{} is not read with --data (the corpus gives the batches)", name));
     CorpusOptions co;
     co.dir = cl.get_string("data");
     co.max_len = 50;  // as lava train
@@ -198,6 +201,23 @@ int dump_nmt(const CommandLine& cl, const CrosscheckOptions& o, const std::strin
   meta["crosscheck/kmax"] = std::to_string(o.kmax);
   write_dump(cl, o, obj, out_path, out, meta, loss);
   return 0;
+}
+
+// The options of the dumped model, its data and its objective: each task's dump reads some of them
+// (TaskCrosscheck::options); the others --help lists are every dump's (steps, batches, batch-size, lr, ...).
+constexpr const char* kDumpModelOptions =
+    "data attn score vocab answers regions features src-len tgt-len emb-size hidden-size layers attn-size inf-hidden "
+    "latent-size samples temperature alpha kmax";
+
+// A usage error for the first of kDumpModelOptions given (not left at its default) that the task's dump does not
+// read: it would change nothing in the file.
+void refuse_options_not_dumped(const CommandLine& cl, const TaskCommands& task) {
+  for (const std::string& name : words_of(kDumpModelOptions))
+    if (cl.has(name) && !has_word(task.crosscheck.options, name)) {
+      std::string reads;
+      for (const std::string& r : words_of(task.crosscheck.options)) reads += (reads.empty() ? "--" : ", --") + r;
+      cl.fail(fmt::format("--{} is not read by --task {} (its dump reads: {})", name, task.name, reads));
+    }
 }
 
 // The runs of `task` that `make crosscheck` dumps (TaskCrosscheck::runs), one a line: "TASK-STEM --task TASK
@@ -292,6 +312,7 @@ int cmd_crosscheck_dump(int argc, char** argv) {
     std::printf("%s", crosscheck_runs(task_registry().find(task)).c_str());
     return 0;
   }
+  refuse_options_not_dumped(cl, task_registry().find(task));
   apply_thread_count(cl.common().threads);
   if (!cl.has("out")) cl.fail("--out is required");
   CrosscheckOptions o;

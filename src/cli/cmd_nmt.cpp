@@ -244,7 +244,9 @@ TaskCommands nmt_commands() {
   // Every cross-checked variant with the mlp scorer and two layers, and the sparse ones again with 1.5-entmax.
   return {"nmt", nmt_train_command_line, train_nmt_command, nmt_eval_command_line, eval_nmt_command, nmt_eval_examples,
           {crosscheck::dump_nmt,
-           {{"{attn}-mlp", "--attn {attn} --score mlp --layers 2"}, {"{sparse}-entmax", "--attn {sparse} --alpha 1.5"}}}};
+           {{"{attn}-mlp", "--attn {attn} --score mlp --layers 2"}, {"{sparse}-entmax", "--attn {sparse} --alpha 1.5"}},
+           "data attn score vocab src-len tgt-len emb-size hidden-size layers attn-size inf-hidden samples temperature "
+           "alpha kmax"}};
 }
 
 }  // namespace lava

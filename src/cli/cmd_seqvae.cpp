@@ -182,7 +182,9 @@ int64_t seqvae_eval_examples(const CommandLine& cl) {
 TaskCommands seqvae_commands() {
   // Soft attention in the decoder, with one and two LSTM layers.
   return {"seqvae", seqvae_train_command_line, train_seqvae_command, seqvae_eval_command_line, eval_seqvae_command,
-          seqvae_eval_examples, {crosscheck::dump_seqvae, {{"1", "--layers 1"}, {"2", "--layers 2"}}}};
+          seqvae_eval_examples,
+          {crosscheck::dump_seqvae, {{"1", "--layers 1"}, {"2", "--layers 2"}},
+           "vocab src-len emb-size hidden-size layers attn-size latent-size"}};
 }
 
 }  // namespace lava

@@ -223,7 +223,8 @@ int64_t vqa_eval_examples(const CommandLine& cl) {
 
 TaskCommands vqa_commands() {
   return {"vqa", vqa_train_command_line, train_vqa_command, vqa_eval_command_line, eval_vqa_command, vqa_eval_examples,
-          {crosscheck::dump_vqa, {{"{attn}", "--attn {attn}"}}}};
+          {crosscheck::dump_vqa, {{"{attn}", "--attn {attn}"}},
+           "attn vocab answers regions features src-len emb-size hidden-size attn-size samples temperature alpha"}};
 }
 
 }  // namespace lava

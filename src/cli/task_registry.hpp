@@ -30,6 +30,9 @@ struct TaskCrosscheck {
   // Writes the dump of one small model of the task to `out` (cli/crosscheck_dump.hpp); returns the exit code.
   int (*dump)(const CommandLine& parsed, const crosscheck::CrosscheckOptions& o, const std::string& out) = nullptr;
   std::vector<CrosscheckRun> runs;
+  // The options of crosscheck-dump's model, data and objective (kDumpModelOptions in cli/cmd_crosscheck.cpp) that
+  // the dump reads, space-separated; given one of the others, crosscheck-dump refuses it.
+  const char* options = "";
 };
 
 struct TaskCommands {

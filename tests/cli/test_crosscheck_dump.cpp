@@ -3,9 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cli/task_registry.hpp"
+#include "core/word_list.hpp"
 #include "nn/safetensors.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
@@ -80,4 +84,42 @@ TEST_CASE("crosscheck-dump: the tasks and make crosscheck's runs come from the t
   const CliResult caption = run_lava("crosscheck-dump --task caption --list-runs");
   CHECK(caption.code == 2);
   CHECK(caption.err.find("nmt|vqa|seqvae") != std::string::npos);
+}
+
+TEST_CASE("crosscheck-dump: an option the task's dump does not read is refused; every one it declares is taken") {
+  TempDir tmp("xcheck_options");
+  const std::string out = " --quiet --steps 1 --out " + tmp.file("x.safetensors");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--task seqvae --attn soft", "--attn"},          {"--task seqvae --kmax 3", "--kmax"},
+      {"--task seqvae --samples 2", "--samples"},       {"--task seqvae --tgt-len 4", "--tgt-len"},
+      {"--task vqa --attn soft --kmax 3", "--kmax"},    {"--task vqa --attn soft --layers 1", "--layers"},
+      {"--task vqa --attn soft --latent-size 2", "--latent-size"},
+      {"--task nmt --attn soft --regions 3", "--regions"},
+      {"--task nmt --attn soft --data " + tmp.file("corpus") + " --vocab 9", "--vocab"}};
+  for (const auto& [args, option] : refused) {
+    CAPTURE(args);
+    const CliResult r = run_lava("crosscheck-dump " + args + out);
+    CHECK(r.code == 2);
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find(option + " is not read") != std::string::npos);
+  }
+  // Each task's declared options (TaskCrosscheck::options), every one given, are taken (the variant-dependent
+  // --samples, --temperature and --alpha have tests/cli/test_variant_options.cpp; --data has the test above).
+  const std::map<std::string, std::string> value = {
+      {"attn", "soft"},    {"score", "dot"},      {"vocab", "10"},     {"answers", "6"},       {"regions", "3"},
+      {"features", "4"},   {"src-len", "5"},      {"tgt-len", "4"},    {"emb-size", "4"},      {"hidden-size", "6"},
+      {"layers", "1"},     {"attn-size", "3"},    {"inf-hidden", "4"}, {"latent-size", "2"},   {"kmax", "3"}};
+  for (const char* task : {"nmt", "vqa", "seqvae"}) {
+    std::string args = std::string("crosscheck-dump --task ") + task;
+    for (const std::string& name : words_of(task_registry().find(task).crosscheck.options)) {
+      if (name == "data" || name == "samples" || name == "temperature" || name == "alpha") continue;
+      CAPTURE(name);
+      REQUIRE(value.count(name));
+      args += " --" + name + " " + value.at(name);
+    }
+    CAPTURE(args);
+    const CliResult r = run_lava(args + out);
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+  }
 }
