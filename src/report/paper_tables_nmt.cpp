@@ -109,7 +109,7 @@ void add_stops(ReportDocument& doc, const RunGroup& g) {
       } else if (!r->epochs.empty()) {
         line = r->epochs.back(), stop = "not finished";
       } else {
-        stop = "not started";
+        stop = r->record.status.state == RunState::not_started ? "not started" : "not finished";  // in epoch 1
       }
       auto figure = [&](const char* key) {
         const JsonValue* v = line ? line->find(key) : nullptr;

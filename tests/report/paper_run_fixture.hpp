@@ -15,6 +15,7 @@ struct PaperRunSpec {
   std::string done = R"("steps":100,"epochs":2,"best_epoch":1,"stop":"patience","seconds":60,"valid_ppl":9.5,"nan":false)";
   std::string epochs = R"({"event":"epoch","epoch":1,"steps":50,"valid_ppl":9.5,"valid_nll":1.5,"best":true})";
   std::string extra_config;  // more "key = value\n" lines
+  std::string state = "finished";  // status.json's
 };
 
 // Writes the run into DIR/NAME and returns its folder.
@@ -25,7 +26,7 @@ inline std::string write_paper_run(const std::string& dir, const std::string& na
                                               s.extra_config, s.attn, s.seed));
   write_text(run + "/run.json", fmt::format(R"({{"id":"{}","index":0,"sweep":"/none/{}.ini","task":"{}","seed":{},"grid":{{"attn":"{}"}}}})",
                                             name, s.task, s.task, s.seed, s.attn) + "\n");
-  write_text(run + "/status.json", R"({"state":"finished","exit":0,"sessions":1,"host":""})" "\n");
+  write_text(run + "/status.json", fmt::format(R"({{"state":"{}","exit":0,"sessions":1,"host":""}})", s.state) + "\n");
   std::string metrics = s.epochs.empty() ? "" : s.epochs + "\n";
   if (!s.done.empty()) metrics += R"({"event":"done",)" + s.done + "}\n";
   write_text(run + "/metrics.jsonl", metrics);

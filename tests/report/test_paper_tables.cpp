@@ -67,6 +67,10 @@ void write_translation(const std::string& root) {
   sample.done = "";
   // A run still training has no eval/ folder yet (lava sweep makes it when the first evaluation starts).
   std::filesystem::remove_all(write_paper_run(dir, "var-sample", sample) + "/eval");
+  // Stopped within its first epoch: no epoch line yet, but started.
+  PaperRunSpec hard = spec("hard-enum", 1);
+  hard.done = "", hard.epochs = "", hard.state = "stopped";
+  std::filesystem::remove_all(write_paper_run(dir, "hard-enum", hard) + "/eval");
 }
 
 }  // namespace
@@ -85,6 +89,7 @@ TEST_CASE("paper tables: translation Table 1, runs, Table 2 and Table 3 from kno
   // A run without a done line: its last validation, and no test figures.
   CHECK(has_line(md, "| Variational Attention | E_q[log p] − KL | Sample | `var-sample` | – | 6.17 | – | 33.30 | – | – | – | – | – | – | – |"));
   CHECK(has_line(md, "| `var-sample` | 1 | 1 | 50 | not finished | – | 9.50 | – |"));
+  CHECK(has_line(md, "| `hard-enum` | 1 | – | – | not finished | – | – | – |"));
   CHECK(has_line(md, "| `soft` | 3 | 2 | 300 | patience | 1 | 9.50 | 3m00s |"));
   // Table 2: K from the evaluation with BLEU and K > 0 (not the K = 3 one without BLEU); only marginal seed 1 has
   // one, so both columns average seed 1 alone.
