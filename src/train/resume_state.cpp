@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/check.hpp"
+#include "core/word_list.hpp"
 #include "nn/safetensors.hpp"
 
 namespace lava {
@@ -13,16 +14,6 @@ namespace lava {
 namespace {
 
 constexpr const char* kFormat = "lava-train-state-2";
-
-std::vector<std::string> split_spaces(std::string_view line) {
-  std::vector<std::string> out;
-  for (size_t at = 0; at < line.size();) {
-    const size_t sp = std::min(line.find(' ', at), line.size());
-    if (sp > at) out.emplace_back(line.substr(at, sp - at));
-    at = sp + 1;
-  }
-  return out;
-}
 
 // A validation as "criterion name=value name=value ..." (the task's order kept).
 std::string validation_text(const Validation& v) {
@@ -61,7 +52,7 @@ std::vector<ValidationRecord> parse_history(std::string_view text, const std::st
   while (!text.empty()) {
     ++line_no;
     const size_t nl = text.find('\n');
-    const std::vector<std::string> f = split_spaces(text.substr(0, nl));
+    const std::vector<std::string> f = words_of(text.substr(0, nl));
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     ValidationRecord r;
     int best = 0, partial = 0;
@@ -101,7 +92,7 @@ class MetadataReader {
   }
   Validation validation(const std::string& key) const {
     Validation v;
-    if (!parse_validation(split_spaces(text(key)), 0, v))
+    if (!parse_validation(words_of(text(key)), 0, v))
       throw input_error(path_, 0, fmt::format("resume state \"{}\" is not a validation", key));
     return v;
   }
@@ -195,7 +186,7 @@ TrainState load_train_state(const std::string& path, const std::string& task, co
   s.validated_at = meta.number<int64_t>("state.validated_at");
   s.units = meta.number<double>("state.units");
   s.seconds = meta.number<double>("state.seconds");
-  for (const std::string& f : split_spaces(meta.text("state.sums"))) {
+  for (const std::string& f : words_of(meta.text("state.sums"))) {
     double x = 0;
     if (!parse_exact(f, x)) throw input_error(path, 0, "resume state \"state.sums\" is not a list of numbers");
     s.sums.push_back(x);
@@ -205,7 +196,7 @@ TrainState load_train_state(const std::string& path, const std::string& task, co
                                            num_sums));
   s.best = meta.validation("best_valid");
   s.kept = meta.validation("kept_valid");
-  const std::vector<std::string> kept_at = split_spaces(meta.text("kept_at"));
+  const std::vector<std::string> kept_at = words_of(meta.text("kept_at"));
   if (kept_at.size() != 2 || !parse_exact(kept_at[0], s.kept_epoch) || !parse_exact(kept_at[1], s.kept_position))
     throw input_error(path, 0, "resume state \"kept_at\" is not an epoch and a position");
   s.history = parse_history(meta.text("history"), path);
