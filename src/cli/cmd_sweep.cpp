@@ -99,11 +99,11 @@ bool parse_verb(CommandLine& cl, int argc, char** argv, std::string& file) {
 int64_t max_runs(const CommandLine& cl) { return cl.get_int("max-runs", 1, 100000000); }
 
 // A run that sets a variant option its --attn does not read (or reads only under another option's value, as
-// bam-weibull's --alpha-gamma) would stop at lava train's usage error (cli/variant_options.hpp): the sweep refuses
-// it before anything runs, naming the run (set such an option in the [attn ...] sections of the variants that
-// read it). Each run's config.ini text goes through the task's own training command
-// line and read_variant_options, the check lava train makes. (A variant word lava train does not know, and the
-// task's other options, are left to lava train's own errors.)
+// bam-weibull's --alpha-gamma), or gives one a bad value, would stop at lava train's usage error
+// (cli/variant_options.hpp): the sweep refuses it before anything runs, naming the run. (A variant's own options
+// belong in its [attn NAME] section.) Each run's config.ini text goes through the task's own training command line
+// and read_variant_options, the very check lava train makes. A variant word lava train does not know, and the
+// task's other options, are left to lava train's own errors.
 void check_variant_options(const SweepFile& f, const std::vector<SweepRun>& runs) {
   const TaskCommands& task = task_registry().find(f.task);
   if (!train_option_names(task_registry(), f.task).count("attn")) return;  // a task without attention variants

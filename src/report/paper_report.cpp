@@ -88,14 +88,14 @@ void add_compute_table(ReportDocument& doc, const std::vector<PaperRun>& runs) {
   ReportTable t;
   t.name = "compute";
   t.add_column("task", false);
-  for (const char* h : {"finished training runs", "updates", "training (run-hours)", "evaluations timed",
-                        "evaluation (run-hours)"})
+  for (const char* h : {"finished training runs", "updates", "training (run-hours)", "training (core-hours)",
+                        "evaluations timed", "evaluation (run-hours)"})
     t.add_column(h, true);
   std::set<std::string> tasks;
   for (const PaperRun& r : runs) tasks.insert(r.record.task);
   for (const std::string& task : tasks) {
     int64_t finished = 0, evals = 0;
-    double steps = 0, seconds = 0, eval_seconds = 0;
+    double steps = 0, seconds = 0, cpu_seconds = 0, eval_seconds = 0;
     for (const PaperRun& r : runs) {
       if (r.record.task != task) continue;
       for (const RunEvaluation& e : r.evals)
@@ -104,9 +104,11 @@ void add_compute_table(ReportDocument& doc, const std::vector<PaperRun>& runs) {
       ++finished;
       steps += r.done_figure("steps");
       seconds += r.done_figure("seconds");
+      cpu_seconds += r.done_figure("cpu_seconds");  // NaN, so "–", if a run trained before LAVA counted CPU time
     }
     t.rows.push_back({text_cell("task", task), ReportCell{std::to_string(finished), {{"runs", JsonValue(finished)}}},
                       number_cell("updates", steps, "%.0f"), number_cell("train_hours", seconds / 3600, "%.2f"),
+                      number_cell("train_core_hours", cpu_seconds / 3600, "%.2f"),
                       ReportCell{std::to_string(evals), {{"evaluations_timed", JsonValue(evals)}}},
                       number_cell("eval_hours", eval_seconds / 3600, "%.2f")});
   }
@@ -115,7 +117,9 @@ void add_compute_table(ReportDocument& doc, const std::vector<PaperRun>& runs) {
       "Run-hours: each run's own wall time (its done line's seconds over all its sessions, validations included; an "
       "evaluation's when its result row says seconds); with several runs at a time the whole takes about their sum "
       "over that number. Times depend on the machine's load (a run sharing its core with another process reports "
-      "the slower time), the figures above do not.");
+      "the slower time), the figures above do not. Core-hours: the training processes' CPU time (user and system, "
+      "every thread, over all sessions), what a cluster bills and `lava sweep plan --estimate` predicts; – when a "
+      "run trained before LAVA recorded it.");
 }
 
 ReportDocument paper_tables(const std::vector<PaperRun>& runs, const PaperRows& paper) {

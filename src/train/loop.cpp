@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/check.hpp"
+#include "core/cpu_time.hpp"
 #include "core/stop_signal.hpp"
 #include "nn/optim.hpp"
 #include "report/progress.hpp"
@@ -36,7 +37,7 @@ class Loop {
     st_.sums.assign(num_sums_, 0.0);
     if (!opt.resume.empty()) {
       st_ = load_train_state(opt.resume, name_, run_, num_sums_, task_.params(), adam_);
-      seconds_before_ = st_.seconds;
+      seconds_before_ = st_.seconds, cpu_seconds_before_ = st_.cpu_seconds;
     }
   }
 
@@ -56,6 +57,8 @@ class Loop {
   double elapsed() const {
     return seconds_before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start_).count();
   }
+  // The process CPU time of the training over all sessions (validations and saves included; NaN propagates).
+  double cpu_elapsed() const { return cpu_seconds_before_ + (process_cpu_seconds() - session_cpu_start_); }
   bool steps_reached() const { return opt_.max_steps > 0 && st_.step >= opt_.max_steps; }
   bool minutes_reached() const { return opt_.max_minutes > 0 && elapsed() >= 60 * opt_.max_minutes; }
   bool bound_reached() const { return steps_reached() || minutes_reached(); }
@@ -80,7 +83,9 @@ class Loop {
   TrainState st_;
   LoopSummary summary_;
   double seconds_before_ = 0;  // training time of the sessions before this one
+  double cpu_seconds_before_ = 0;  // their CPU time
   std::chrono::steady_clock::time_point session_start_;
+  double session_cpu_start_ = 0;
 };
 
 bool Loop::train_step(const std::vector<int>& batch) {
@@ -198,14 +203,14 @@ void Loop::stop_inside_epoch(size_t batches) {
 
 void Loop::write_state() {
   if (state_path_.empty()) return;
-  st_.seconds = elapsed();
+  st_.seconds = elapsed(), st_.cpu_seconds = cpu_elapsed();
   SaveShield shield;
   save_train_state(state_path_, name_, st_, run_, task_.params(), adam_);
   summary_.resume_state = state_path_;
 }
 
 LoopSummary Loop::run() {
-  session_start_ = std::chrono::steady_clock::now();
+  session_start_ = std::chrono::steady_clock::now(), session_cpu_start_ = process_cpu_seconds();
   summary_.epochs = st_.epoch - 1;
   StopSignalGuard guard;  // from here on SIGINT/SIGTERM stop after the update in progress
   std::vector<std::vector<int>> batches;
@@ -268,7 +273,7 @@ LoopSummary Loop::run() {
   summary_.kept = st_.kept;
   summary_.kept_epoch = st_.kept_epoch, summary_.kept_position = st_.kept_position;
   summary_.steps = st_.step;
-  summary_.seconds = elapsed();
+  summary_.seconds = elapsed(), summary_.cpu_seconds = cpu_elapsed();
   summary_.units_per_second = st_.units / std::max(1e-9, summary_.seconds);
   return summary_;
 }

@@ -31,6 +31,7 @@ struct LoopSummary {
   int64_t steps = 0;
   int epochs = 0;              // the epoch of the last validation
   double seconds = 0, units_per_second = 0;  // training time over all sessions; tokens or questions per second
+  double cpu_seconds = 0;  // the process CPU time of that training (NaN when a resumed state did not count it)
   Validation kept;             // the best validation of the run: the model in the best-model file
   int kept_epoch = 0;          // where it was made
   double kept_position = 0;

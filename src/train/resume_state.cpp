@@ -146,6 +146,7 @@ void save_train_state(const std::string& path, const std::string& task, const Tr
   meta["state.validated_at"] = exact(state.validated_at);
   meta["state.units"] = exact(state.units);
   meta["state.seconds"] = exact(state.seconds);
+  if (!std::isnan(state.cpu_seconds)) meta["state.cpu_seconds"] = exact(state.cpu_seconds);
   std::string sums;
   for (double s : state.sums) sums += fmt::format("{}{}", sums.empty() ? "" : " ", exact(s));
   meta["state.sums"] = sums;
@@ -186,6 +187,8 @@ TrainState load_train_state(const std::string& path, const std::string& task, co
   s.validated_at = meta.number<int64_t>("state.validated_at");
   s.units = meta.number<double>("state.units");
   s.seconds = meta.number<double>("state.seconds");
+  // Absent from states written before LAVA counted CPU time: that run's total stays unknown.
+  s.cpu_seconds = file.metadata.count("state.cpu_seconds") ? meta.number<double>("state.cpu_seconds") : NAN;
   for (const std::string& f : words_of(meta.text("state.sums"))) {
     double x = 0;
     if (!parse_exact(f, x)) throw input_error(path, 0, "resume state \"state.sums\" is not a list of numbers");

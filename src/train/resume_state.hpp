@@ -34,6 +34,7 @@ struct TrainState {
   std::vector<double> sums;    // training sums since that validation (TrainTask::sum_names order)
   double units = 0;            // tokens or questions over all updates
   double seconds = 0;          // training time so far, over all sessions
+  double cpu_seconds = 0;      // the process CPU time of that training (NaN: a state written before LAVA counted it)
   Validation best;             // the trajectory's best validation (criterion −inf before the first)
   Validation kept;             // what the best-model file holds (criterion −inf: nothing written yet)
   int kept_epoch = 0;          // where that validation was made

@@ -42,7 +42,7 @@ int print_train_result(const TrainLoopOptions& opt, const TrainResult& r) {
     j.add("event", "done").add("task", r.task);
     for (const auto& [name, value] : r.about) j.add(name, value);
     j.add("steps", s.steps).add("epochs", s.epochs).add("best_epoch", r.best_epoch).add("stop", s.stop_reason);
-    j.add("seconds", s.seconds).add(r.units + "_per_s", s.units_per_second);
+    j.add("seconds", s.seconds).add("cpu_seconds", s.cpu_seconds).add(r.units + "_per_s", s.units_per_second);
     for (const auto& [name, value] : r.best) j.add(name, value);
     j.add("nan", s.stopped_on_nan);
     std::printf("%s\n", j.str().c_str());

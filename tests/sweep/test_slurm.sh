@@ -138,18 +138,18 @@ grep -q 'DUE TO JOB REQUEUE' "$T/cluster/slurm/${JOB}_1.out" || fail "the Slurm 
 evals() { (cd "$1" && ls -- */eval/*.jsonl); }
 [ "$(evals "$T/cluster")" = "$(evals "$T/local")" ] || fail "the evaluations differ: $(diff <(evals "$T/cluster") <(evals "$T/local"))"
 
-# The report's wall-clock figures differ from run to run, and only they may: the `Train time` column of Table 1,
-# the `train time` column of the table of stops and the compute table's `(run-hours)` columns in markdown; their
-# train_seconds, train_hours and eval_hours in JSON. Each becomes `masked`.
+# The report's times differ from run to run, and only they may: the `Train time` column of Table 1, the `train
+# time` column of the table of stops and the compute table's `(run-hours)` and `(core-hours)` columns in markdown;
+# their train_seconds, train_hours, train_core_hours and eval_hours in JSON. Each becomes `masked`.
 mask_times() {  # mask_times markdown|json < report
   if [ "$1" = json ]; then
-    sed -E 's/"(train_seconds|train_hours|eval_hours)":[^,}]*/"\1":"masked"/g'
+    sed -E 's/"(train_seconds|train_hours|train_core_hours|eval_hours)":[^,}]*/"\1":"masked"/g'
   else
     awk -F'|' -v OFS='|' '
       { gsub(/\\\|/, "\001") }  # an escaped | inside a cell is no column border
       /^\|/ && !table {         # a table header: the columns to mask
         table = 1; delete timed
-        for (i = 2; i < NF; i++) if ($i ~ /[Tt]rain time|run-hours/) timed[i] = 1
+        for (i = 2; i < NF; i++) if ($i ~ /[Tt]rain time|run-hours|core-hours/) timed[i] = 1
       }
       !/^\|/ { table = 0 }
       table && prev_in_table && !/^\|[-:|]*$/ { for (i in timed) $i = " masked " }

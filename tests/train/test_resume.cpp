@@ -114,6 +114,35 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   check_same_state(resume_state_path(full), resume_state_path(part));
 }
 
+TEST_CASE("resume: the CPU time of the training adds up over sessions; a state that did not count it leaves it unknown") {
+  TempDir tmp("resume_cpu");
+  const std::string model = tmp.file("m.st"), state = resume_state_path(model);
+  TrainResult r;
+  NmtTrainOptions o = tiny_options(model);
+  o.loop.max_steps = 4;
+  capture_stdout(tmp.file("1.out"), [&] { r = train_nmt(o); });
+  const double first = r.loop.cpu_seconds;
+  CHECK(first > 0);
+  // The state is written before the stop's own validation, which is no part of the trajectory.
+  const double saved = std::stod(load_safetensors(state).metadata.at("state.cpu_seconds"));
+  CHECK(saved > 0);
+  CHECK(saved <= first);
+  o.loop.max_steps = 8, o.loop.resume = state;
+  capture_stdout(tmp.file("2.out"), [&] { r = train_nmt(o); });
+  CHECK(r.loop.cpu_seconds >= saved);
+  CHECK(r.loop.cpu_seconds < first + 3600);
+  // A state written before LAVA recorded CPU time (no state.cpu_seconds): the run's total is unknown, not this
+  // session's alone.
+  SafetensorsFile old = load_safetensors(state);
+  REQUIRE(old.metadata.erase("state.cpu_seconds") == 1);
+  save_safetensors(state, old.tensors, old.metadata);
+  o.loop.max_steps = 10;
+  capture_stdout(tmp.file("3.out"), [&] { r = train_nmt(o); });
+  CHECK(r.loop.steps == 10);
+  CHECK(std::isnan(r.loop.cpu_seconds));
+  CHECK(load_safetensors(state).metadata.count("state.cpu_seconds") == 0);
+}
+
 TEST_CASE("resume: the best-model file is only replaced by a better model, never by a resumed or failed run") {
   // Through the binary, so that the same test can check any build of it. A stop inside epoch 2
   // validates its model, which beats epoch 1 and becomes the best-model file. Resuming must not put the older
