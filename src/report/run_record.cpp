@@ -66,7 +66,7 @@ void write_run_status(const std::string& run_dir, const RunStatus& s) {
 
 namespace {
 
-// metrics.jsonl: the last "done" line, and the last epoch line with "best": true before it.
+// metrics.jsonl: the last "done" line, the last epoch line with "best": true before it, and the last epoch line.
 void read_summary(const std::string& path, RunRecord& r) {
   if (!fs::exists(path)) return;
   std::optional<JsonValue> best_epoch, done;
@@ -74,6 +74,7 @@ void read_summary(const std::string& path, RunRecord& r) {
     const JsonValue* event = j.find("event");
     if (!event || !event->is_string()) continue;
     if (event->str() == "epoch") {
+      r.last_epoch = j;
       const JsonValue* best = j.find("best");
       if (best && best->kind() == JsonValue::Kind::boolean && best->boolean()) best_epoch = j;
     } else if (event->str() == "done") {

@@ -52,6 +52,7 @@ struct RunRecord {
   // The last "done" line of metrics.jsonl with the numbers of the last epoch line marked best beneath it
   // (the done line wins a key both have); nullopt when the run never printed a done line.
   std::optional<JsonValue> summary;
+  std::optional<JsonValue> last_epoch;  // metrics.jsonl's last "epoch" line: how far a run still training has got
   bool nan = false;  // the done line says training stopped on a NaN
   // The result row of each evaluation RUN/eval/NAME.jsonl (its last line without "event", or with "event": "eval"
   // as the sequence VAE's lava eval --format json prints it), by NAME, sorted by name.

@@ -68,6 +68,19 @@ std::string unfinished_state(const RunRecord& r) {
   return "?";
 }
 
+// How far an unfinished run got: "; epoch 3: ppl 9.5" from its last epoch line, with the validation figure of each
+// of the table's metrics that line has (valid_M); "" without an epoch line. A run training for hours is watched so.
+std::string progress_of(const RunRecord& r, const std::vector<std::string>& metrics) {
+  if (!r.unreadable.empty() || !r.last_epoch) return "";
+  const JsonValue* epoch = r.last_epoch->find("epoch");
+  if (!epoch || !epoch->is_number()) return "";
+  std::string figures;
+  for (const std::string& m : metrics)
+    if (const JsonValue* v = r.last_epoch->find("valid_" + m); v && v->is_number())
+      figures += fmt::format("{}{} {:.4g}", figures.empty() ? ": " : ", ", m, v->number());
+  return fmt::format("; epoch {:g}{}", epoch->number(), figures);
+}
+
 struct Group {
   std::string sweep;
   std::vector<std::string> values;  // one per grid key of the table
@@ -220,7 +233,7 @@ Table run_table(const std::vector<RunRecord>& in, const RunTableOptions& o, bool
           row.emplace_back(std::numeric_limits<double>::quiet_NaN());
         }
       }
-      row.emplace_back(unfinished_state(*r));
+      row.emplace_back(unfinished_state(*r) + progress_of(*r, o.metrics));
       // A run that never started has no log yet.
       if (log_column)
         row.emplace_back(r->status.state == RunState::not_started ? std::string("-")

@@ -40,12 +40,17 @@ RunRecord record(int64_t index, const std::string& attn, int64_t seed, RunState 
 }  // namespace
 
 TEST_CASE("report: mean and sample sd over seeds per grid point; every unfinished run is a row with its log") {
-  const std::vector<RunRecord> runs = {
+  std::vector<RunRecord> runs = {
       record(0, "soft", 1, RunState::finished, 1.0),   record(1, "soft", 2, RunState::finished, 2.0),
       record(2, "soft", 3, RunState::finished, 4.0),   record(3, "marginal", 1, RunState::finished, 10.0),
       record(4, "marginal", 2, RunState::failed, 0),   record(5, "marginal", 3, RunState::stopped, 0),
       record(6, "var-enum", 1, RunState::running, 0),
   };
+  // The run still training says how far it got: its last epoch line's validation of the table's figures.
+  runs[6].last_epoch = JsonValue::object();
+  runs[6].last_epoch->set("event", JsonValue("epoch"));
+  runs[6].last_epoch->set("epoch", JsonValue(4.0));
+  runs[6].last_epoch->set("valid_ppl", JsonValue(12.25));
   RunTableOptions o;
   o.metrics = {"ppl"};
   const std::string csv = run_table(runs, o, false).render(OutputFormat::csv);
@@ -60,7 +65,7 @@ TEST_CASE("report: mean and sample sd over seeds per grid point; every unfinishe
       "marginal,1,1,10,nan,ok,\n"
       "marginal,2,0,nan,nan,failed (exit 2),runs/r4/train.log\n"
       "marginal,3,0,nan,nan,\"stopped (SIGTERM), resumable\",runs/r5/train.log\n"
-      "var-enum,1,0,nan,nan,\"running, or killed\",runs/r6/train.log\n",
+      "var-enum,1,0,nan,nan,\"running, or killed; epoch 4: ppl 12.25\",runs/r6/train.log\n",
       mean, sd);
   CHECK(csv == expect);
   const std::string md = run_table(runs, o, true).render_markdown();
@@ -99,6 +104,8 @@ TEST_CASE("report: a run directory reads back; a broken metrics line names file:
   CHECK(r.status.sessions == 2);
   REQUIRE(r.summary);
   CHECK(r.summary->at("valid_kl").number() == 0.5);  // from the best epoch's line
+  REQUIRE(r.last_epoch);
+  CHECK(r.last_epoch->at("epoch").number() == 2);
   CHECK(find_run_dirs({d.dir.string()}) == std::vector<std::string>{run});
 
   write_text(run + "/metrics.jsonl", "{\"event\":\"epoch\"}\n{\"event\":\"done\",\n");
