@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Copies the records of the medium-scale runs (and of VQA var-enum at the paper's settings) from runs/paper/ into
+# runs/ here, without their models: config.ini, run.json, status.json, metrics.jsonl, train.log and eval/*.jsonl,
+# which is all `lava report` reads. Rerun it as the runs progress; a run still training shows as unfinished.
+# The runs themselves live in the repository's runs/paper/, which git ignores (README.md here says how they run).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+for sweep in nmt-medium vqa-default-paper; do
+  for run in "$root/runs/paper/$sweep"/*/; do
+    [ -f "$run/run.json" ] || continue
+    dest="$here/runs/$sweep/$(basename "$run")"
+    mkdir -p "$dest"
+    # Paths inside the records are made relative to the repository root: no machine's directory in git.
+    for f in config.ini run.json status.json metrics.jsonl train.log; do
+      [ -f "$run/$f" ] && sed "s|$root/||g" "$run/$f" > "$dest/$f"
+    done
+    if compgen -G "$run/eval/*.jsonl" > /dev/null; then
+      mkdir -p "$dest/eval"
+      cp "$run"/eval/*.jsonl "$dest/eval/"
+    fi
+  done
+done
+echo "collected into $here/runs; lava report $here/runs/nmt-medium --tables paper"
