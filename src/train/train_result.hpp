@@ -15,7 +15,9 @@ struct TrainResult {
   std::string task;               // the registry name: "task" in the lines
   LoopSummary loop;
   JsonValue::Object about;        // what the run is (attn, or encoder, dec_attn, ...): after "task" in the done line
-  double best_epoch = 0;          // where the kept model was made, as the task counts epochs
+  // Where the kept model was made: its epoch position, epoch − 1 + batches done / batches an epoch (a run stopped
+  // inside an epoch says how far in; `lava sweep plan --estimate` reads an epoch's length from it).
+  double best_epoch = 0;
   std::string units = "tokens";   // what loop.units_per_second counts: the done line's "<units>_per_s"
   Figures best;                   // the kept validation's figures the done line reports, under their JSON names
 };

@@ -176,6 +176,37 @@ TEST_CASE("cli: lava sweep plan --estimate on tiny runs; slurm takes --time from
   CHECK(slurp(d.file("c.sbatch")).find("--time") == std::string::npos);  // no estimate, no --time: the partition's
 }
 
+TEST_CASE("cli: --estimate counts an epoch's updates for VQA and captioning too") {
+  // The timing run stops inside the first epoch; its done line's best_epoch (the epoch position) gives the epoch's
+  // length. VQA and captioning once said the integer epoch there, so every epoch was costed at the timing's updates.
+  TempDir d("sweep_estimate_tasks");
+  REQUIRE(run_lava("data scenes --out " + d.file("scenes") + " --train 60 --valid 10 --test 10 -q").code == 0);
+  // VQA: 300 training questions in batches of 16, 19 updates an epoch.
+  write_text(d.file("v.ini"), "task = vqa\ndata = scenes\nattn = soft\nepochs = 2\nbatch-size = 16\nemb-size = 8\n"
+                              "hidden-size = 8\nattn-size = 8\nmlp-size = 8\n");
+  CliResult r = run_lava("sweep plan " + d.file("v.ini") + " --estimate --estimate-steps 8 --format json");
+  REQUIRE(r.code == 0);
+  CHECK(lines_of(r.out)[0].find("\"updates\":38,") != std::string::npos);
+  // Captioning: an epoch's updates counted by a whole epoch of lava train.
+  const std::string caption = "task = caption\ndata = scenes\nattn = soft\nbatch-size = 16\nemb-size = 8\n"
+                              "hidden-size = 8\nattn-size = 8\n";
+  const CliResult epoch = run_lava("train --task caption --data " + d.file("scenes") +
+                                   " --attn soft --batch-size 16 --emb-size 8 --hidden-size 8 --attn-size 8 --epochs 1 "
+                                   "--format json -q");
+  REQUIRE(epoch.code == 0);
+  const std::smatch m = [&] {
+    std::smatch found;
+    REQUIRE(std::regex_search(epoch.out, found, std::regex("\"event\":\"done\".*\"steps\":([0-9]+),")));
+    return found;
+  }();
+  const int per_epoch = std::stoi(m[1].str());
+  REQUIRE(per_epoch > 8);
+  write_text(d.file("c.ini"), caption + "epochs = 2\n");
+  r = run_lava("sweep plan " + d.file("c.ini") + " --estimate --estimate-steps 8 --format json");
+  REQUIRE(r.code == 0);
+  CHECK(lines_of(r.out)[0].find("\"updates\":" + std::to_string(2 * per_epoch) + ",") != std::string::npos);
+}
+
 TEST_CASE("cli: lava sweep plan --estimate on a sweep whose data is missing is one line naming it, exit 1") {
   TempDir d("sweep_estimate_bad");
   write_text(d.file("m.ini"), "data = no-such-corpus\nepochs = 1\ngrid.attn = soft, marginal\n");

@@ -173,7 +173,7 @@ TrainResult train_caption(const CaptionTrainOptions& opt) {
   const LoopSummary s = train_loop("caption", opt.loop, task, lock);
   TrainResult r("caption", s);
   r.about = {{"attn", JsonValue(opt.model.attn_name())}};
-  r.best_epoch = s.kept_epoch, r.units = "words";
+  r.best_epoch = s.kept_position, r.units = "words";
   const Figures& kept = s.kept.figures;
   r.best = {{"valid_nll", figure(kept, "nll")}, {"valid_bound", figure(kept, "bound")},
             {"valid_attn_acc", figure(kept, "attn_acc")}};

@@ -269,7 +269,7 @@ TrainResult train_vqa(const VqaTrainOptions& opt) {
   task.plot_best(s.kept_epoch);
   TrainResult r("vqa", s);
   r.about = {{"attn", JsonValue(variant_info(opt.model.attn).name)}};
-  r.best_epoch = s.kept_epoch, r.units = "questions";
+  r.best_epoch = s.kept_position, r.units = "questions";
   const Figures& kept = s.kept.figures;
   r.best = {{"valid_nll", figure(kept, "nll")}, {"valid_accuracy", figure(kept, "accuracy")},
             {"valid_elbo", figure(kept, "elbo")}, {"valid_kl_gap", figure(kept, "kl_gap")}};
