@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Copies the records of the medium-scale runs (and of VQA var-enum at the paper's settings) from runs/paper/ into
-# runs/ here, without their models: config.ini, run.json, status.json, metrics.jsonl, train.log and eval/*.jsonl,
-# which is all `lava report` reads. Rerun it as the runs progress; a run still training shows as unfinished.
-# The runs themselves live in the repository's runs/paper/, which git ignores (README.md here says how they run).
+# Copies the records of the medium-scale runs, of VQA var-enum at the paper's settings and of the VQA optimiser probe
+# from the repository's runs/ into runs/ here, without their models: config.ini, run.json, status.json,
+# metrics.jsonl, train.log and eval/*.jsonl, which is all `lava report` reads. Rerun it as the runs progress; a run
+# still training shows as unfinished. The runs themselves live in the repository's runs/, which git ignores
+# (README.md here says how they run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-for sweep in nmt-medium vqa-default-paper; do
-  for run in "$root/runs/paper/$sweep"/*/; do
-    [ -f "$run/run.json" ] || continue
-    dest="$here/runs/$sweep/$(basename "$run")"
+for sweep in paper/nmt-medium paper/vqa-default-paper probe-vqa-optimiser; do
+  for run in "$root/runs/$sweep"/*/; do
+    [ -f "$run/run.json" ] || continue  # also when the sweep has not started: the pattern stays unexpanded
+    dest="$here/runs/$(basename "$sweep")/$(basename "$run")"
     mkdir -p "$dest"
     # Paths inside the records are made relative to the repository root: no machine's directory in git.
     for f in config.ini run.json status.json metrics.jsonl train.log; do
@@ -21,4 +22,4 @@ for sweep in nmt-medium vqa-default-paper; do
     fi
   done
 done
-echo "collected into $here/runs; lava report $here/runs/nmt-medium --tables paper"
+echo "collected into $here/runs (lava report $here/runs/nmt-medium --tables paper)"
