@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Copies the records of the medium-scale runs (translation, and VQA var-enum), of VQA var-enum at the paper's
-# settings and of the VQA optimiser probe from the repository's runs/ into runs/ here, without their models:
+# settings and of the VQA probes from the repository's runs/ into runs/ here, without their models:
 # config.ini, run.json, status.json, metrics.jsonl, train.log and eval/*.jsonl, which is all `lava report` reads.
 # Rerun it as the runs progress; a run still training shows as unfinished. The runs themselves live in the
 # repository's runs/, which git ignores (README.md here says how they run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser; do
+for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser probe-vqa-dropout; do
   for run in "$root/runs/$sweep"/*/; do
     [ -f "$run/run.json" ] || continue  # also when the sweep has not started: the pattern stays unexpanded
     dest="$here/runs/$(basename "$sweep")/$(basename "$run")"
