@@ -122,7 +122,8 @@ void check_variant_options(const SweepFile& f, const std::vector<SweepRun>& runs
       read_variant_options(*cl, attn, variant, objective);
     } catch (const UsageError& e) {
       const std::string prefix = "lava train: ", what = e.what();
-      throw input_error(f.path, 0, "run " + r.id + ": " + (what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+      const std::string why = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+      throw input_error(f.path, 0, "run " + r.id + ": " + why);
     }
   }
 }

@@ -8,8 +8,9 @@
 // with write(2). A second SIGINT (Ctrl-C again) while the loop has not yet reached its check stops the process at
 // once (default action: a long step need not be waited for), except while a SaveShield is alive: a file being
 // written is finished first. SIGTERM never does: however many come, from however many senders, the update in
-// progress finishes and the state is saved (SIGKILL is the way to stop at once). Writes are atomic anyway (core/atomic_file.hpp), so a kill at any moment leaves the old file or
-// the new one, never half of one. One guard at a time; call from the main thread.
+// progress finishes and the state is saved (SIGKILL is the way to stop at once). Writes are atomic anyway
+// (core/atomic_file.hpp), so a kill at any moment leaves the old file or the new one, never half of one. One guard
+// at a time; call from the main thread.
 #include <string>
 
 namespace lava {

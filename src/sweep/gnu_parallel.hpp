@@ -2,8 +2,9 @@
 // Runs shell commands through GNU parallel (Debian's `parallel`), `jobs` at a time, feeding them on its stdin.
 //
 // parallel and its jobs get a process group of their own, so Ctrl-C reaches only this process, which then sends
-// one SIGTERM to the whole group: parallel starts no new job, and every running `lava sweep exec` saves its resume
-// state and stops (parallel passes the TERM on to them too; lava train takes repeated SIGTERMs as one). SIGHUP (the terminal closed) is
+// one SIGTERM to the whole group: parallel starts no new job and passes the TERM on to each running `lava sweep
+// exec` (its jobs have process groups of their own), which saves its resume state and stops. A second SIGTERM, say
+// from `pkill lava`, changes nothing: lava train takes repeated SIGTERMs as one. SIGHUP (the terminal closed) is
 // taken the same way. The next `lava sweep run` resumes those runs. --termseq gives the jobs a minute before
 // parallel itself would kill them.
 //

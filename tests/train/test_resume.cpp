@@ -114,7 +114,7 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
   check_same_state(resume_state_path(full), resume_state_path(part));
 }
 
-TEST_CASE("resume: the CPU time of the training adds up over sessions; a state that did not count it leaves it unknown") {
+TEST_CASE("resume: the training's CPU time adds up over sessions; a state that did not count it leaves it unknown") {
   TempDir tmp("resume_cpu");
   const std::string model = tmp.file("m.st"), state = resume_state_path(model);
   TrainResult r;
