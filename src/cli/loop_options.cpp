@@ -16,10 +16,10 @@ const char* const kResumeHelp =
     "MODEL.resume continues the run exactly as if it had never stopped (same parameters and figures,\n"
     "bit for bit); --epochs, --max-steps, --max-minutes (training time over all sessions), --patience,\n"
     "--checkpoint-every, --plot, --format and --threads may change, every other training option must\n"
-    "be the same. A run that\n"
-    "--max-steps/--max-minutes stops inside an epoch validates the model it stopped with (a \"partial\"\n"
-    "line); MODEL is only ever replaced by a model with a better validation figure than the one it\n"
-    "holds. MODEL is locked (MODEL.lock) while a run uses it: a second run on it fails at once.";
+    "be the same. A run that --max-steps/--max-minutes stops inside an epoch validates the model it\n"
+    "stopped with (a \"partial\" line); MODEL is only ever replaced by a model with a better\n"
+    "validation figure than the one it holds. MODEL is locked (MODEL.lock) while a run uses it: a\n"
+    "second run on it fails at once.";
 
 void add_loop_options(po::options_description& options, const TrainLoopOptions& defaults, const char* unit) {
   options.add_options()                                                                               //
