@@ -213,11 +213,9 @@ constexpr const char* kDumpModelOptions =
 // read: it would change nothing in the file.
 void refuse_options_not_dumped(const CommandLine& cl, const TaskCommands& task) {
   for (const std::string& name : words_of(kDumpModelOptions))
-    if (cl.has(name) && !has_word(task.crosscheck.options, name)) {
-      std::string reads;
-      for (const std::string& r : words_of(task.crosscheck.options)) reads += (reads.empty() ? "--" : ", --") + r;
-      cl.fail(fmt::format("--{} is not read by --task {} (its dump reads: {})", name, task.name, reads));
-    }
+    if (cl.has(name) && !has_word(task.crosscheck.options, name))
+      cl.fail(fmt::format("--{} is not read by --task {} (its dump reads: {})", name, task.name,
+                          dashed_options(words_of(task.crosscheck.options))));
 }
 
 // The runs of `task` that `make crosscheck` dumps (TaskCrosscheck::runs), one a line: "TASK-STEM --task TASK

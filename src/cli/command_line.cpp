@@ -38,6 +38,12 @@ std::vector<std::string> CommandLine::option_names() const {
   return names;
 }
 
+std::string dashed_options(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "--" : ", --") + n;
+  return out;
+}
+
 void CommandLine::fail(const std::string& what) const { throw UsageError("lava " + command_ + ": " + what); }
 
 void CommandLine::parse_config_text(std::string_view text, const std::string& source) {

@@ -71,6 +71,9 @@ class CommandLine {
   CommonOptions common_;
 };
 
+// "--a, --b" for option names given without their dashes ("" for none): how a message lists the options a thing reads.
+std::string dashed_options(const std::vector<std::string>& names);
+
 // Applies --threads to OpenMP (0 keeps the OpenMP default, which is every core).
 void apply_thread_count(int threads);
 

@@ -1,13 +1,13 @@
 #include "cli/eval_examples.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "cli/task_registry.hpp"
 #include "core/check.hpp"
 #include "core/quote_input.hpp"
 
 namespace lava {
-
 
 int64_t eval_examples(const std::vector<std::string>& args) {
   LAVA_CHECK(!args.empty() && args[0] == "eval", "eval_examples takes a lava eval command line");
@@ -16,8 +16,7 @@ int64_t eval_examples(const std::vector<std::string>& args) {
   for (std::string& w : words) argv.push_back(w.data());
   const std::string task = task_of(int(argv.size()), argv.data(), task_registry().default_task().name);
   const TaskCommands& t = task_registry().find(task);
-  std::unique_ptr<CommandLine> cl = t.eval_command_line();
-  cl->options().add_options()("task", po::value<std::string>(), "the evaluation's task");
+  const std::unique_ptr<CommandLine> cl = task_command_line(task_registry(), t, TaskVerb::eval);
   LAVA_CHECK(cl->parse(int(argv.size()), argv.data()), "an evaluation's options asked for --help");
   if (!t.eval_examples)
     throw InputError("the estimate cannot count the examples of a " + quote_input(task) + " evaluation");

@@ -55,6 +55,13 @@ std::string readers_of(std::string_view option, std::string_view task) {
   return names.empty() ? fmt::format("no {} variant reads it", task) : "read by " + names;
 }
 
+// "--NAME is not read by VARIANT_WORDS V (it reads: --A, --B)", or "(it reads no variant options)".
+std::string unread_option_message(AttnVariant v, const std::string& name, const std::string& variant_words) {
+  const std::string reads = dashed_options(options_read(v));
+  return fmt::format("--{} is not read by {} {} ({})", name, variant_words, variant_info(v).name,
+                     reads.empty() ? "it reads no variant options" : "it reads: " + reads);
+}
+
 }  // namespace
 
 std::vector<std::string> variant_option_names() {
@@ -63,13 +70,6 @@ std::vector<std::string> variant_option_names() {
   for (const auto& row : variant_table()) names.push_back(row.name);
   names.insert(names.end(), std::begin(kChoiceOptions), std::end(kChoiceOptions));
   return names;
-}
-
-std::string unread_option_message(AttnVariant v, const std::string& name, const std::string& variant_words) {
-  std::string reads;
-  for (const std::string& other : options_read(v)) reads += (reads.empty() ? "it reads: --" : ", --") + other;
-  return fmt::format("--{} is not read by {} {} ({})", name, variant_words, variant_info(v).name,
-                     reads.empty() ? "it reads no variant options" : reads);
 }
 
 void refuse_unread_options(const CommandLine& cl, AttnVariant v, const std::vector<std::string>& names,

@@ -22,9 +22,6 @@ void read_variant_options(const CommandLine& cl, AttnVariant attn, VariantConfig
 // Every variant option's name (without "--"), in --help's order.
 std::vector<std::string> variant_option_names();
 
-// "--NAME is not read by VARIANT_WORDS V (it reads: --A, --B)", or "(it reads no variant options)".
-std::string unread_option_message(AttnVariant v, const std::string& name, const std::string& variant_words = "--attn");
-
 // A UsageError "--NAME is not read by VARIANT_WORDS V (it reads: --A, --B)" for the first of `names` given on the
 // command line or in --config (not left at its default) that variant v does not read (reads_option).
 void refuse_unread_options(const CommandLine& cl, AttnVariant v, const std::vector<std::string>& names,

@@ -143,6 +143,11 @@ std::string describe(const SweepRun& r) {
   return s.empty() ? "run " + r.id : s.substr(0, s.size() - 1);
 }
 
+// Whether run r makes the evaluation `name` (its section applies to the run).
+bool makes_eval(const SweepRun& r, const std::string& name) {
+  return std::find(r.evals.begin(), r.evals.end(), name) != r.evals.end();
+}
+
 // The model shape s's evaluations are timed on: the first of its runs with a model of its own (trained, or in
 // training: the best so far), else the one its training timing runs saved into `scratch`; and whether trained.
 std::pair<std::string, bool> eval_model(const std::vector<SweepRun>& runs, const std::vector<size_t>& shape, size_t s,
@@ -202,7 +207,7 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
     for (const SweepEval& ev : f.evals) {
       bool made = false;
       for (size_t i = 0; i < runs.size(); ++i)
-        made = made || (shape[i] == s && std::find(runs[i].evals.begin(), runs[i].evals.end(), ev.name) != runs[i].evals.end());
+        made = made || (shape[i] == s && makes_eval(runs[i], ev.name));
       if (!made) continue;
       try {
         est.evals.back().push_back(time_evaluation(setup, f, r, ev, model, o.eval_examples, examples_of, timer));
@@ -222,8 +227,7 @@ SweepEstimate estimate_sweep(const SweepFile& f, const std::vector<SweepRun>& ru
     e.length = expected_length(budget[i], c.batches_per_epoch, o.expected_epochs);
     e.core_hours = run_core_seconds(e.length, budget[i].warm_start, c, warm[e.shape]) / 3600;
     for (const EvalCost& ev : est.evals[e.shape])
-      if (std::find(runs[i].evals.begin(), runs[i].evals.end(), ev.name) != runs[i].evals.end())
-        e.eval_core_hours += ev.core_seconds() / 3600;
+      if (makes_eval(runs[i], ev.name)) e.eval_core_hours += ev.core_seconds() / 3600;
     est.core_hours += e.core_hours;
     est.eval_core_hours += e.eval_core_hours;
     est.runs.push_back(std::move(e));

@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/check.hpp"
+#include "core/cpu_time.hpp"
 #include "core/json.hpp"
 #include "core/quote_input.hpp"
 
@@ -21,8 +22,6 @@ namespace lava {
 namespace fs = std::filesystem;
 
 namespace {
-
-double seconds_of(const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); }
 
 // The last non-empty line of `text` (what a failed lava train said last: its error).
 std::string last_line(const std::string& text) {
@@ -69,7 +68,7 @@ double run_timed_child(const char* what, const std::vector<std::string>& args, c
                                                             : fmt::format("signal {}", WTERMSIG(status)),
                                           said.empty() ? "it wrote nothing to stderr" : said)));
   }
-  return seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+  return cpu_seconds(usage);
 }
 
 }  // namespace
@@ -124,9 +123,9 @@ TrainTiming time_train(const TimedTrainSetup& s, const std::vector<std::pair<std
   const std::vector<std::string> args = {s.lava,      "train",      "--task", s.task, "--config", config_path,
                                          "--max-steps", std::to_string(steps), "--threads", std::to_string(s.threads),
                                          "--save",    model,        "--format", "json", "--quiet"};
-  const double cpu_seconds = run_timed_child("lava train", args, s.workdir, out_path, err_path);
+  const double cpu = run_timed_child("lava train", args, s.workdir, out_path, err_path);
   TrainTiming t = parse_train_timing(read_file(out_path), out_path);
-  t.cpu_seconds = cpu_seconds;
+  t.cpu_seconds = cpu;
   return t;
 }
 
