@@ -1,5 +1,5 @@
-// Parallel corpus side of the translation experiment: vocabulary, corpus reader and its validation, batching,
-// Pharaoh alignments and AER, BPE joining.
+// Parallel corpus side of the translation experiment: vocabulary, corpus reader and its validation, batching and
+// BPE joining (the gold alignments and AER are in test_alignment.cpp).
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -11,31 +11,16 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "data/alignment.hpp"
 #include "data/batcher.hpp"
 #include "data/parallel_corpus.hpp"
 #include "data/vocab.hpp"
+#include "support/check_input_error.hpp"
+#include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace lava;
 
 namespace {
-
-
-void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-
-// Runs f, which must throw an InputError whose message contains every needle.
-template <class F>
-void check_input_error(F&& f, const std::vector<std::string>& needles) {
-  try {
-    f();
-    FAIL("no InputError; expected one naming " << needles[0]);
-  } catch (const InputError& e) {
-    std::string msg = e.what();
-    INFO(msg);
-    for (const auto& needle : needles) CHECK(msg.find(needle) != std::string::npos);
-  }
-}
 
 // A small corpus: 6 train pairs, 3 valid, 3 test, with the files named like fairseq's.
 struct SmallCorpus {
@@ -45,12 +30,12 @@ struct SmallCorpus {
     options.dir = dir.dir.string();
     options.src_lang = "de";
     options.tgt_lang = "en";
-    write_bytes(dir.file("train.de"), "das haus\nein haus ist gross\n\nder hund\ndas haus ist klein\nhund\nein hund\n");
-    write_bytes(dir.file("train.en"), "the house\na house is big\nnothing\nthe dog\nthe house is small\ndog\na dog\n");
-    write_bytes(dir.file("valid.de"), "das auto\nein haus\nein sehr sehr sehr langer satz\n");
-    write_bytes(dir.file("valid.en"), "the car\na house\na very very very long sentence\n");
-    write_bytes(dir.file("test.de"), "der hund ist gross\nein sehr sehr sehr langer satz\n");
-    write_bytes(dir.file("test.en"), "the dog is big\na very very very long sentence\n");
+    write_text(dir.file("train.de"), "das haus\nein haus ist gross\n\nder hund\ndas haus ist klein\nhund\nein hund\n");
+    write_text(dir.file("train.en"), "the house\na house is big\nnothing\nthe dog\nthe house is small\ndog\na dog\n");
+    write_text(dir.file("valid.de"), "das auto\nein haus\nein sehr sehr sehr langer satz\n");
+    write_text(dir.file("valid.en"), "the car\na house\na very very very long sentence\n");
+    write_text(dir.file("test.de"), "der hund ist gross\nein sehr sehr sehr langer satz\n");
+    write_text(dir.file("test.en"), "the dog is big\na very very very long sentence\n");
   }
 };
 
@@ -119,17 +104,17 @@ TEST_CASE("corpus: vocab serialisation round trip and validation") {
   CHECK(Vocab::load(dir.file("vocab.en")) == v);
 
   const std::string specials = "<pad>\n<unk>\n<bos>\n<eos>\n";
-  check_input_error([&] { Vocab::from_text(specials + "a\nb\na\n", "model.safetensors"); },
+  check_input_error_parts([&] { Vocab::from_text(specials + "a\nb\na\n", "model.safetensors"); },
                     {"model.safetensors", "line 7", "duplicate", "line 5"});
-  check_input_error([&] { Vocab::from_text("<pad>\n<bos>\n<unk>\n<eos>\n", "model.safetensors"); },
+  check_input_error_parts([&] { Vocab::from_text("<pad>\n<bos>\n<unk>\n<eos>\n", "model.safetensors"); },
                     {"model.safetensors", "line 2", "<unk>"});
-  check_input_error([&] { Vocab::from_text("<pad>\n<unk>\n", "m.st"); }, {"m.st", "control symbols"});
-  check_input_error([&] { Vocab::from_text("", "m.st"); }, {"m.st"});
-  check_input_error([&] { Vocab::from_text(specials + "a\n\nb\n", "m.st"); }, {"m.st", "line 6", "empty"});
-  check_input_error([&] { Vocab::from_text(specials + "a b\n", "m.st"); }, {"m.st", "line 5", "white space"});
-  check_input_error([&] { Vocab::from_text(specials + "\xff\n", "m.st"); }, {"m.st", "line 5", "UTF-8"});
-  check_input_error([&] { Vocab::from_text(specials + "<unk>\n", "m.st"); }, {"m.st", "line 5", "duplicate"});
-  check_input_error([&] { Vocab::load(dir.file("missing.vocab")); }, {"missing.vocab"});
+  check_input_error_parts([&] { Vocab::from_text("<pad>\n<unk>\n", "m.st"); }, {"m.st", "control symbols"});
+  check_input_error_parts([&] { Vocab::from_text("", "m.st"); }, {"m.st"});
+  check_input_error_parts([&] { Vocab::from_text(specials + "a\n\nb\n", "m.st"); }, {"m.st", "line 6", "empty"});
+  check_input_error_parts([&] { Vocab::from_text(specials + "a b\n", "m.st"); }, {"m.st", "line 5", "white space"});
+  check_input_error_parts([&] { Vocab::from_text(specials + "\xff\n", "m.st"); }, {"m.st", "line 5", "UTF-8"});
+  check_input_error_parts([&] { Vocab::from_text(specials + "<unk>\n", "m.st"); }, {"m.st", "line 5", "duplicate"});
+  check_input_error_parts([&] { Vocab::load(dir.file("missing.vocab")); }, {"missing.vocab"});
 }
 
 TEST_CASE("corpus: reading splits, vocab from train, filters and counts") {
@@ -201,8 +186,8 @@ TEST_CASE("corpus: count_parallel_split counts the pairs read_parallel_split kee
 
 TEST_CASE("corpus: byte-order mark, CRLF, tabs and a missing final newline are read") {
   TempDir dir("crlf");
-  write_bytes(dir.file("train.fr"), "\xEF\xBB\xBFla maison\r\nle  chien\t\r\nun chat");
-  write_bytes(dir.file("train.en"), "the house\r\nthe dog\r\na cat");
+  write_text(dir.file("train.fr"), "\xEF\xBB\xBFla maison\r\nle  chien\t\r\nun chat");
+  write_text(dir.file("train.en"), "the house\r\nthe dog\r\na cat");
   CorpusOptions o{.dir = dir.dir.string(), .src_lang = "fr", .tgt_lang = "en"};
   ParallelSplit s = read_parallel_split(o, CorpusSplit::train, Vocab(), Vocab());
   CHECK(s.stats.lines == 3);
@@ -221,25 +206,25 @@ TEST_CASE("corpus: every bad input is an InputError naming file and line") {
 
   SUBCASE("missing file") {
     std::filesystem::remove(c.dir.file("valid.en"));
-    check_input_error([&] { read(CorpusSplit::valid); }, {c.dir.file("valid.en")});
-    check_input_error([&] { load_parallel_corpus(c.options, {}, {}); }, {c.dir.file("valid.en")});
+    check_input_error_parts([&] { read(CorpusSplit::valid); }, {c.dir.file("valid.en")});
+    check_input_error_parts([&] { load_parallel_corpus(c.options, {}, {}); }, {c.dir.file("valid.en")});
   }
   SUBCASE("different line counts name both files and both counts") {
-    write_bytes(c.dir.file("valid.en"), "the car\na house\n");
-    check_input_error([&] { read(CorpusSplit::valid); },
+    write_text(c.dir.file("valid.en"), "the car\na house\n");
+    check_input_error_parts([&] { read(CorpusSplit::valid); },
                       {c.dir.file("valid.de"), "3 lines", c.dir.file("valid.en"), "2 lines"});
   }
   SUBCASE("invalid UTF-8") {
-    write_bytes(c.dir.file("test.en"), "the dog is big\na very \xC3\x28 long sentence\n");
-    check_input_error([&] { read(CorpusSplit::test); }, {c.dir.file("test.en") + ":2:", "UTF-8", "byte 8"});
-    write_bytes(c.dir.file("test.de"), "\xED\xA0\x80 surrogate\nx\n");  // encoded surrogate
-    check_input_error([&] { read(CorpusSplit::test); }, {c.dir.file("test.de") + ":1:", "UTF-8"});
+    write_text(c.dir.file("test.en"), "the dog is big\na very \xC3\x28 long sentence\n");
+    check_input_error_parts([&] { read(CorpusSplit::test); }, {c.dir.file("test.en") + ":2:", "UTF-8", "byte 8"});
+    write_text(c.dir.file("test.de"), "\xED\xA0\x80 surrogate\nx\n");  // encoded surrogate
+    check_input_error_parts([&] { read(CorpusSplit::test); }, {c.dir.file("test.de") + ":1:", "UTF-8"});
   }
   SUBCASE("a line over max_tokens_hard") {
     std::string long_line;
     for (int k = 0; k < 5231; ++k) long_line += "w ";
-    write_bytes(c.dir.file("valid.de"), "das auto\n" + long_line + "\nx\n");
-    check_input_error([&] { read(CorpusSplit::valid); },
+    write_text(c.dir.file("valid.de"), "das auto\n" + long_line + "\nx\n");
+    check_input_error_parts([&] { read(CorpusSplit::valid); },
                       {c.dir.file("valid.de") + ":2:", "line has 5231 tokens, more than 1000"});
     c.options.max_tokens_hard = 6000;
     CHECK(read(CorpusSplit::valid).stats.src_max_len == 5231);
@@ -247,23 +232,23 @@ TEST_CASE("corpus: every bad input is an InputError naming file and line") {
   SUBCASE("a huge line without spaces or newlines is one token, not a crash") {
     std::string huge(1 << 20, 'z');
     huge += "\nx\n";
-    write_bytes(c.dir.file("test.de"), huge);
+    write_text(c.dir.file("test.de"), huge);
     CHECK(read(CorpusSplit::test).pairs[0].src.size() == 1);
   }
   SUBCASE("empty training set") {
-    write_bytes(c.dir.file("train.de"), "\n  \n");
-    write_bytes(c.dir.file("train.en"), "a\nb\n");
-    check_input_error([&] { load_parallel_corpus(c.options, {}, {}); },
+    write_text(c.dir.file("train.de"), "\n  \n");
+    write_text(c.dir.file("train.en"), "a\nb\n");
+    check_input_error_parts([&] { load_parallel_corpus(c.options, {}, {}); },
                       {c.dir.file("train.de"), "no sentence pairs", "2 with an empty side"});
-    write_bytes(c.dir.file("train.de"), "");
-    write_bytes(c.dir.file("train.en"), "");
-    check_input_error([&] { load_parallel_corpus(c.options, {}, {}); }, {c.dir.file("train.de"), "no sentence pairs"});
+    write_text(c.dir.file("train.de"), "");
+    write_text(c.dir.file("train.en"), "");
+    check_input_error_parts([&] { load_parallel_corpus(c.options, {}, {}); }, {c.dir.file("train.de"), "no sentence pairs"});
   }
   SUBCASE("empty training set after the max_len filter") {
-    write_bytes(c.dir.file("train.de"), "a b\nc d\n\ne f g\n");
-    write_bytes(c.dir.file("train.en"), "x y\nz\nq\nr\n");
+    write_text(c.dir.file("train.de"), "a b\nc d\n\ne f g\n");
+    write_text(c.dir.file("train.en"), "x y\nz\nq\nr\n");
     c.options.max_len = 1;
-    check_input_error([&] { load_parallel_corpus(c.options, {}, {}); },
+    check_input_error_parts([&] { load_parallel_corpus(c.options, {}, {}); },
                       {c.dir.file("train.de"), "no sentence pairs in 4 lines", "1 with an empty side",
                        "3 longer than max_len 1"});
     c.options.max_len = 2;
@@ -347,57 +332,4 @@ TEST_CASE("corpus: eval batches are sorted by length, unshuffled, and index ever
   Batch last = make_batch(pairs, batches[2]);
   CHECK(last.index == std::vector<int>{3});
   CHECK(pairs[size_t(last.index[0])].line == 4);
-}
-
-TEST_CASE("corpus: Pharaoh alignments read, write and validate") {
-  TempDir dir("align");
-  std::vector<SentenceLengths> lengths = {{3, 2}, {1, 1}, {4, 4}};
-  write_bytes(dir.file("gold.align"), "0-0 2-1 1?1 0-0 2?1\n\n3p3 1-2\r\n");
-  auto gold = read_alignments(dir.file("gold.align"), lengths);
-  REQUIRE(gold.size() == 3);
-  CHECK(gold[0] == SentenceAlignment{{0, 0, true}, {1, 1, false}, {2, 1, true}});  // sorted, duplicates merged, sure wins
-  CHECK(gold[1].empty());
-  CHECK(gold[2] == SentenceAlignment{{1, 2, true}, {3, 3, false}});
-
-  write_alignments(dir.file("copy.align"), gold);
-  CHECK(read_alignments(dir.file("copy.align"), lengths) == gold);
-  CHECK(read_alignments(dir.file("copy.align")).size() == 3);
-
-  std::string f = dir.file("bad.align");
-  auto bad = [&](const std::string& text, const std::vector<std::string>& needles) {
-    write_bytes(f, text);
-    check_input_error([&] { read_alignments(f, lengths); }, needles);
-  };
-  bad("0-0\n\n0-1 x-2\n", {f + ":3:", "bad link \"x-2\""});
-  bad("0-0\n\n0--1\n", {f + ":3:", "bad link"});
-  bad("0-0 -1-0\n\n\n", {f + ":1:", "bad link"});
-  bad("0-0\n0:0\n\n", {f + ":2:", "bad link"});
-  bad("0-0\n\n99999999999-1\n", {f + ":3:", "bad link"});
-  bad("3-0\n\n\n", {f + ":1:", "source index 3", "3 tokens"});
-  bad("0-0\n0-1\n\n", {f + ":2:", "target index 1", "1 tokens"});
-  bad("0-0\n\n", {f, "has 2 lines", "3 sentence pairs"});
-  bad("0-0\n\n\n1-1\n", {f + ":4:", "more lines than the 3 sentence pairs"});
-  check_input_error([&] { read_alignments(dir.file("none.align"), lengths); }, {dir.file("none.align")});
-}
-
-TEST_CASE("corpus: alignment error rate on a hand-computed example") {
-  // Sentence 1: S = {0-0, 1-1}, P = S + {2?1}; A = {0-0, 2-1, 1-2}: |A∩S| = 1, |A∩P| = 2.
-  // Sentence 2: S = {0-0}; A = {}.
-  // Corpus: |A| = 3, |S| = 3, |A∩S| = 1, |A∩P| = 2 -> AER = 1 - 3/6 = 0.5; precision 2/3, recall 1/3.
-  std::vector<SentenceAlignment> gold = {{{0, 0, true}, {1, 1, true}, {2, 1, false}}, {{0, 0, true}}};
-  std::vector<SentenceAlignment> hyp = {{{2, 1, true}, {0, 0, true}, {1, 2, true}, {0, 0, true}}, {}};
-  AlignmentScore s = score_alignments(hyp, gold);
-  CHECK(s.hyp == 3);
-  CHECK(s.sure == 3);
-  CHECK(s.possible == 4);
-  CHECK(s.hyp_sure == 1);
-  CHECK(s.hyp_possible == 2);
-  CHECK(s.aer() == doctest::Approx(0.5).epsilon(1e-12));
-  CHECK(s.precision() == doctest::Approx(2.0 / 3.0).epsilon(1e-12));
-  CHECK(s.recall() == doctest::Approx(1.0 / 3.0).epsilon(1e-12));
-  // Sentence 1 alone: 1 - 3/5.
-  CHECK(score_alignments({hyp[0]}, {gold[0]}).aer() == doctest::Approx(0.4).epsilon(1e-12));
-  // A perfect hypothesis scores 0, a disjoint one 1.
-  CHECK(score_alignments(gold, gold).aer() == doctest::Approx(0.0));
-  CHECK(score_alignments({{{5, 5, true}}}, {{{0, 0, true}}}).aer() == doctest::Approx(1.0));
 }

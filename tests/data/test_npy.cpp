@@ -20,11 +20,6 @@ using namespace lava;
 
 namespace {
 
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
 // Raw .npy bytes with a hand-written header dict (version major.0), followed by `data_bytes` zero bytes.
 std::string npy_bytes(int major, const std::string& dict, size_t data_bytes) {
   std::string h = "\x93NUMPY";
@@ -68,11 +63,11 @@ TEST_CASE("npy: write then read round-trips shape and bits") {
 TEST_CASE("npy: versions 2 and 3, key order, quotes, Python 2 longs are accepted") {
   TempDir dir("versions");
   std::string path = dir.file("v.npy");
-  write_bytes(path, npy_bytes(2, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}", 24));
+  write_text(path, npy_bytes(2, "{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}", 24));
   CHECK(NpyFile::open(path).shape() == std::vector<int64_t>{2, 3});
-  write_bytes(path, npy_bytes(3, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (4,), }   ", 16));
+  write_text(path, npy_bytes(3, "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (4,), }   ", 16));
   CHECK(NpyFile::open(path).shape() == std::vector<int64_t>{4});
-  write_bytes(path, npy_bytes(1, "{'descr':'<f4','fortran_order':False,'shape':(3L,2L)}", 24));
+  write_text(path, npy_bytes(1, "{'descr':'<f4','fortran_order':False,'shape':(3L,2L)}", 24));
   CHECK(NpyFile::open(path).shape() == std::vector<int64_t>{3, 2});
 }
 
@@ -106,7 +101,7 @@ TEST_CASE("npy: malformed or unsupported files are InputErrors naming the file")
        "too"},
   };
   for (const Case& c : cases) {
-    write_bytes(path, c.bytes);
+    write_text(path, c.bytes);
     check_input_error([&] { NpyFile::open(path); }, path, c.needle);
   }
   check_input_error([&] { NpyFile::open(dir.file("missing.npy")); }, dir.file("missing.npy"), "cannot open");
@@ -137,7 +132,7 @@ TEST_CASE("npy: NpyRegionFeatures reads one image's (regions, dim) block") {
 TEST_CASE("vqa questions: every column, comments, CRLF and optional columns") {
   TempDir dir("tsv");
   std::string path = dir.file("q.tsv");
-  write_bytes(path,
+  write_text(path,
               "# image\tquestion\tanswer\tanswer_counts\tqtype\tregions\n"
               "0\twhat color is the cat ?\tblack\tblack:8,dark grey:2\tcolor\t0,4\r\n"
               "\n"
@@ -193,7 +188,7 @@ TEST_CASE("vqa questions: bad lines are InputErrors with file and line") {
       {"99999999999999999999\twhat ?\tx", "image index"},
   };
   for (const Case& c : cases) {
-    write_bytes(path, "# header\n0\tok ?\tyes\n" + c.line + "\n");
+    write_text(path, "# header\n0\tok ?\tyes\n" + c.line + "\n");
     check_input_error([&] { read_vqa_questions(path, 3, 5); }, path + ":3:", c.needle);
   }
   check_input_error([&] { read_vqa_questions(dir.file("none.tsv"), 3); }, dir.file("none.tsv"), "cannot open");

@@ -17,6 +17,7 @@
 #include "report/paper_tables.hpp"
 #include "report/run_record.hpp"
 #include "support/temp_dir.hpp"
+#include "support/xml_check.hpp"
 
 using namespace lava;
 
@@ -196,7 +197,8 @@ TEST_CASE("paper tables: --plots writes the learning curves and PPL against K") 
   const CliResult r = run_lava("report " + d.dir.string() + " --tables paper --plots " + d.file("pics"));
   REQUIRE(r.code == 0);
   const std::string curves = slurp(d.file("pics/nmt-curves.svg")), kmax = slurp(d.file("pics/kmax.svg"));
-  CHECK(curves.find("<svg") != std::string::npos);
+  CHECK(xml_problem(curves) == "");
+  CHECK(xml_problem(kmax) == "");
   CHECK(curves.find(">soft<") != std::string::npos);
   // PPL against K: marginal's K = 3 and K = 5 evaluations, two points; no other row has one.
   CHECK(kmax.find(">marginal<") != std::string::npos);

@@ -14,6 +14,7 @@
 #include "support/cli_runner.hpp"
 #include "support/non_finite_model.hpp"
 #include "support/temp_dir.hpp"
+#include "support/xml_check.hpp"
 #include "tasks/vqa/model_file.hpp"
 #include "vqa_fixture.hpp"
 
@@ -59,7 +60,7 @@ TEST_CASE("vqa cli: train writes JSON epochs, the best model and plots; eval rea
   CHECK(e.at("unseen").number() == 1);
   CHECK(std::abs(e.at("kl_gap").number() - e.at("kl_posterior").number()) < 1e-4);
   for (const char* f : {"learning-curves.svg", "accuracy.svg", "question-1.svg"})
-    CHECK_MESSAGE(std::filesystem::exists(plots + "/" + f), f);
+    CHECK_MESSAGE(xml_problem(slurp(plots + "/" + f)) == "", f);
   // The CLI's own argument errors.
   CHECK_THROWS_AS(run(cmd_train, {"train", "--task", "vqa2", data[0], data[1], data[2], data[3]}), UsageError);
   CHECK_THROWS_AS(run(cmd_eval, {"eval", "--task", "vqa", "--model", model}), UsageError);
