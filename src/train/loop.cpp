@@ -113,7 +113,7 @@ ValidationRecord Loop::validation(size_t batches) {
   r.valid = task_.validate();
   r.epoch = st_.epoch;
   r.position = double(st_.epoch - 1) + double(st_.batch) / double(std::max<size_t>(1, batches));
-  r.steps = st_.step, r.seconds = elapsed(), r.lr = adam_.lr;
+  r.steps = st_.step, r.seconds = elapsed(), r.cpu_seconds = cpu_elapsed(), r.lr = adam_.lr;
   r.train = st_.sums;
   r.partial = st_.batch < int64_t(batches);
   r.best = r.valid.criterion > st_.best.criterion;

@@ -3,6 +3,7 @@
 // a validation, writing the best model, the line that reports a validation, and the identity a resume checks. The
 // loop owns everything else: Adam, clipping, the NaN/inf checks, learning-rate decay, patience, the stopping bounds,
 // signals, checkpoints and the resume state, the progress bar and where the lines go.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -34,6 +35,10 @@ struct ValidationRecord {
   double position = 0;       // (epoch − 1) + batches done / batches of the epoch
   int64_t steps = 0;
   double seconds = 0, lr = 0;  // lr: the rate the updates since the last validation used
+  // The training's CPU time so far, every session (user + system, all threads). Only the line written at the time
+  // carries it: the resume state's history does not keep it, and a run resumed from a state written before LAVA
+  // counted CPU time has NaN (JSON null).
+  double cpu_seconds = NAN;
   std::vector<double> train;   // training sums since the last validation (sum_names order)
   Validation valid;
   bool best = false;     // beat every validation of the run's trajectory before it

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json.hpp"
 #include "nn/safetensors.hpp"
 #include "report/progress.hpp"
 #include "resume_fixture.hpp"
@@ -74,7 +75,7 @@ void capture_stdout(const std::string& path, F&& f) {
 
 // Per-epoch JSON lines without the timing fields, which may differ.
 std::vector<std::string> epoch_lines(const std::string& text) {
-  static const std::regex timing("\"(seconds|tokens_per_s)\":[^,}]*,?");
+  static const std::regex timing("\"(seconds|cpu_seconds|tokens_per_s)\":[^,}]*,?");
   std::vector<std::string> out;
   for (const std::string& l : lines_of(text))
     if (l.find("\"event\":\"epoch\"") != std::string::npos) out.push_back(std::regex_replace(l, timing, ""));
@@ -132,6 +133,17 @@ TEST_CASE("resume: the training's CPU time adds up over sessions; a state that d
   capture_stdout(tmp.file("2.out"), [&] { r = train_nmt(o); });
   CHECK(r.loop.cpu_seconds >= saved);
   CHECK(r.loop.cpu_seconds < first + 3600);
+  // Each validation's line has the CPU time as it stood then: from the state's on, rising, up to the done line's.
+  double before = saved;
+  for (const std::string& line : lines_of(slurp(tmp.file("2.out")))) {
+    const JsonValue v = parse_json(line, "2.out");
+    if (v.at("event").str() != "epoch") continue;
+    CAPTURE(line);
+    CHECK(v.at("cpu_seconds").number() >= before);
+    CHECK(v.at("cpu_seconds").number() <= r.loop.cpu_seconds);
+    before = v.at("cpu_seconds").number();
+  }
+  CHECK(before > saved);
   // A state written before LAVA recorded CPU time (no state.cpu_seconds): the run's total is unknown, not this
   // session's alone.
   SafetensorsFile old = load_safetensors(state);
@@ -142,6 +154,9 @@ TEST_CASE("resume: the training's CPU time adds up over sessions; a state that d
   CHECK(r.loop.steps == 10);
   CHECK(std::isnan(r.loop.cpu_seconds));
   CHECK(load_safetensors(state).metadata.count("state.cpu_seconds") == 0);
+  CHECK(slurp(tmp.file("3.out")).find("\"event\":\"epoch\"") != std::string::npos);
+  for (const std::string& line : lines_of(slurp(tmp.file("3.out"))))
+    CHECK_MESSAGE(parse_json(line, "3.out").at("cpu_seconds").is_null(), line);
 }
 
 TEST_CASE("resume: the best-model file is only replaced by a better model, never by a resumed or failed run") {

@@ -53,7 +53,7 @@ std::string task_flags(const std::string& task) {
 
 // Validation lines without timing fields; a stop's own partial line only if `keep_partial`.
 std::vector<std::string> epoch_lines(const std::string& text, bool keep_partial) {
-  static const std::regex timing("\"(seconds|tokens_per_s)\":[^,}]*,?");
+  static const std::regex timing("\"(seconds|cpu_seconds|tokens_per_s)\":[^,}]*,?");
   std::vector<std::string> out;
   for (const std::string& l : lines_of(text))
     if (l.find("\"event\":\"epoch\"") != std::string::npos &&
