@@ -17,7 +17,8 @@ TEST_CASE("alignment: Pharaoh alignments read, write and validate") {
   write_text(dir.file("gold.align"), "0-0 2-1 1?1 0-0 2?1\n\n3p3 1-2\r\n");
   auto gold = read_alignments(dir.file("gold.align"), lengths);
   REQUIRE(gold.size() == 3);
-  CHECK(gold[0] == SentenceAlignment{{0, 0, true}, {1, 1, false}, {2, 1, true}});  // sorted, duplicates merged, sure wins
+  // Sorted, duplicates merged, a sure link wins over the same possible one.
+  CHECK(gold[0] == SentenceAlignment{{0, 0, true}, {1, 1, false}, {2, 1, true}});
   CHECK(gold[1].empty());
   CHECK(gold[2] == SentenceAlignment{{1, 2, true}, {3, 3, false}});
 

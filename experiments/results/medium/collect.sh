@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser probe-vqa-dropout; do
+for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser probe-vqa-dropout probe-vqa-size; do
   for run in "$root/runs/$sweep"/*/; do
     [ -f "$run/run.json" ] || continue  # also when the sweep has not started: the pattern stays unexpanded
     dest="$here/runs/$(basename "$sweep")/$(basename "$run")"
