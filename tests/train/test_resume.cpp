@@ -20,6 +20,7 @@
 #include "resume_fixture.hpp"
 #include "support/check_input_error.hpp"
 #include "support/cli_runner.hpp"
+#include "support/epoch_lines.hpp"
 #include "support/temp_dir.hpp"
 #include "support/xml_check.hpp"
 #include "tasks/nmt/trainer.hpp"
@@ -73,15 +74,6 @@ void capture_stdout(const std::string& path, F&& f) {
   restore();
 }
 
-// Per-epoch JSON lines without the timing fields, which may differ.
-std::vector<std::string> epoch_lines(const std::string& text) {
-  static const std::regex timing("\"(seconds|cpu_seconds|tokens_per_s)\":[^,}]*,?");
-  std::vector<std::string> out;
-  for (const std::string& l : lines_of(text))
-    if (l.find("\"event\":\"epoch\"") != std::string::npos) out.push_back(std::regex_replace(l, timing, ""));
-  return out;
-}
-
 bool is_partial(const std::string& line) { return line.find("\"partial\":true") != std::string::npos; }
 
 }  // namespace
@@ -102,14 +94,14 @@ TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the unint
     p.loop.max_steps = stop;
     if (stop > 3) p.loop.resume = resume_state_path(part);
     capture_stdout(tmp.file("part.out"), [&] { s_part = train_nmt(p); });
-    for (const std::string& l : epoch_lines(slurp(tmp.file("part.out"))))
-      if (!is_partial(l) || stop == 10) chained.push_back(l);  // a stop's own partial line is not in the full run
+    // A stop's own partial line is not in the full run; the last stop's is, as the full run stops there too.
+    for (const std::string& l : epoch_lines(slurp(tmp.file("part.out")), stop == 10)) chained.push_back(l);
   }
   CHECK(s_full.loop.steps == 10);
   CHECK(s_part.loop.steps == 10);
   CHECK(s_part.loop.epochs == s_full.loop.epochs);
   CHECK(figure(s_part.loop.kept.figures, "elbo") == figure(s_full.loop.kept.figures, "elbo"));
-  const std::vector<std::string> full_lines = epoch_lines(slurp(tmp.file("full.out")));
+  const std::vector<std::string> full_lines = epoch_lines(slurp(tmp.file("full.out")), true);
   CHECK(full_lines.size() == 3);
   CHECK(chained == full_lines);
   CHECK(slurp(full) == slurp(part));  // the best-model files, byte for byte
@@ -169,7 +161,7 @@ TEST_CASE("resume: the best-model file is only replaced by a better model, never
   const std::string flags = tiny_flags() + " --epochs 3 --save " + model;
   const CliResult first = run_lava("train " + flags + " --max-steps 6");  // epoch 1 (4 batches) and 2 of epoch 2
   REQUIRE(first.code == 0);
-  std::vector<std::string> lines = epoch_lines(first.out);
+  std::vector<std::string> lines = epoch_lines(first.out, true);
   REQUIRE(lines.size() == 2);
   REQUIRE(is_partial(lines[1]));
   REQUIRE(lines[1].find("\"best\":true") != std::string::npos);  // the stop's model beat epoch 1
@@ -184,7 +176,7 @@ TEST_CASE("resume: the best-model file is only replaced by a better model, never
   // Resumed to the end: the file holds the model of the best validation any session printed.
   const CliResult last = run_lava("train " + flags + " --resume " + state);
   REQUIRE(last.code == 0);
-  for (const std::string& l : epoch_lines(last.out)) lines.push_back(l);
+  for (const std::string& l : epoch_lines(last.out, true)) lines.push_back(l);
   double best_elbo = -INFINITY;
   std::string best_ppl;
   const std::regex elbo("\"valid_elbo\":([^,}]*)"), ppl("\"valid_ppl\":([^,}]*)");

@@ -15,6 +15,7 @@
 
 #include "nn/safetensors.hpp"
 #include "support/cli_runner.hpp"
+#include "support/epoch_lines.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -49,17 +50,6 @@ std::string task_flags(const std::string& task) {
   return "--task nmt --data " + data().synth +
          " --attn var-sample --emb-size 6 --hidden-size 8 --attn-size 5 --inf-hidden 6 --dropout 0.2 --batch-size 8 "
          "--seed 5 --threads 1 --format json -q";
-}
-
-// Validation lines without timing fields; a stop's own partial line only if `keep_partial`.
-std::vector<std::string> epoch_lines(const std::string& text, bool keep_partial) {
-  static const std::regex timing("\"(seconds|cpu_seconds|tokens_per_s)\":[^,}]*,?");
-  std::vector<std::string> out;
-  for (const std::string& l : lines_of(text))
-    if (l.find("\"event\":\"epoch\"") != std::string::npos &&
-        (keep_partial || l.find("\"partial\":true") == std::string::npos))
-      out.push_back(std::regex_replace(l, timing, ""));
-  return out;
 }
 
 // Every tensor of two safetensors files holds the same bits.
