@@ -107,7 +107,8 @@ std::unique_ptr<CommandLine> nmt_eval_command_line() {
       "length (one row per bucket before the main row). accuracy is the fraction of target tokens that are\n"
       "the argmax of that same word distribution, teacher-forced.\n"
       "--gold-align FILE (one Pharaoh line per line of the split's files, source index first) adds the\n"
-      "alignment error rate of the argmax alignments of the prior, the exact posterior and q (see lava align).");
+      "alignment error rate of the argmax alignments of the prior, the exact posterior and q (see lava align);\n"
+      "with --limit N, over the lines of the split's first N pairs.");
   cl->options().add_options()                                                             //
       ("model", po::value<std::string>(), "checkpoint written by lava train --save")        //
       ("data", po::value<std::string>(), "corpus directory")                                //
@@ -131,7 +132,6 @@ int eval_nmt_command(const CommandLine& cl) {
   const int kmax = int(cl.get_int("kmax", 0, 100000));
   const int batch_size = int(cl.get_int("batch-size", 1, 100000));
   const int64_t limit = cl.get_int("limit", 0, INT64_MAX);
-  if (limit > 0 && cl.has("gold-align")) cl.fail("--gold-align scores every line of the split: drop --limit");
   LoadedNmt m = load_nmt(cl.get_string("model"));
   if (cl.has("eval-samples")) {
     const int k = int(cl.get_int("eval-samples", 1, 100000));
@@ -153,6 +153,9 @@ int eval_nmt_command(const CommandLine& cl) {
   co.keep_target_tokens = bleu;
   const CorpusSplit split = corpus_split(split_name);
   ParallelSplit data = read_parallel_split(co, split, m.src_vocab, m.tgt_vocab);
+  // The gold is read and checked against the whole split before --limit drops pairs and before any model time.
+  std::optional<std::vector<SentenceAlignment>> gold;
+  if (cl.has("gold-align")) gold = read_gold_alignments(data, cl.get_string("gold-align"));
   if (limit > 0 && int64_t(data.pairs.size()) > limit) {
     data.pairs.resize(size_t(limit));
     if (bleu) data.tgt_tokens.resize(size_t(limit));
@@ -160,7 +163,7 @@ int eval_nmt_command(const CommandLine& cl) {
   const NmtEvalFigures f = evaluate_nmt(*m.model, data, batch_size, kmax, cl.common().seed, true);
 
   std::optional<AlignmentEvaluation> aer;
-  if (cl.has("gold-align")) aer = evaluate_alignments(*m.model, data, cl.get_string("gold-align"), batch_size);
+  if (gold) aer = evaluate_alignments(*m.model, data, *gold, batch_size);
 
   BleuScore score;
   if (bleu) {

@@ -29,7 +29,7 @@ double seconds_per_example(int64_t n1, double cpu1, int64_t n2, double cpu2) {
   return std::max(0.0, (cpu2 - cpu1) / double(n2 - n1));
 }
 
-bool eval_option_untimed(const std::string& key) { return key == "limit" || key == "gold-align"; }
+bool eval_option_untimed(const std::string& key) { return key == "limit"; }
 
 EvalCost time_evaluation(const TimedTrainSetup& setup, const SweepFile& f, const SweepRun& r, const SweepEval& e,
                          const std::string& model, int64_t n, const EvalExamplesOf& examples_of,

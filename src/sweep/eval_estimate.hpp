@@ -59,8 +59,8 @@ struct EvalCost {
   double core_seconds() const { return double(examples) * example_s; }
 };
 
-// The options the timing leaves out of an evaluation's section: limit (it sets its own) and gold-align (it scores
-// every line, so lava eval refuses it with --limit; its alignment pass is not timed).
+// The options the timing leaves out of an evaluation's section: limit (it sets its own). Every other option is
+// timed, gold-align's alignment pass included (lava eval scores the first --limit pairs' lines).
 bool eval_option_untimed(const std::string& key);
 
 // How much n₂ grows when the difference is too small to tell from noise.

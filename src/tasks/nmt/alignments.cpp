@@ -1,5 +1,6 @@
 #include "tasks/nmt/alignments.hpp"
 
+#include <algorithm>
 #include <span>
 
 #include "core/check.hpp"
@@ -122,17 +123,33 @@ std::vector<SentenceAlignment> read_gold_alignments(const ParallelSplit& split, 
   return read_alignments(gold_path, lengths);
 }
 
-AlignmentEvaluation evaluate_alignments(Seq2Seq& model, const ParallelSplit& split, const std::string& gold_path,
-                                        int batch_size) {
-  const std::vector<SentenceAlignment> gold = read_gold_alignments(split, gold_path);  // before the slow part
+AlignmentEvaluation evaluate_alignments(Seq2Seq& model, const ParallelSplit& split,
+                                        const std::vector<SentenceAlignment>& gold_by_line, int batch_size) {
   std::vector<AlignWhich> whichs = {AlignWhich::prior, AlignWhich::posterior};
   if (variant_info(model.config().attn).uses_q) whichs.push_back(AlignWhich::q);
   const auto hyp = predict_all(model, split, whichs, batch_size);
+  // The lines up to the last pair's. A line after it that the reader skipped has an empty side, so no link in
+  // either list: on a whole split this is every line's score, and on its first pairs (--limit) theirs alone.
+  size_t last_line = 0;
+  for (const SentencePair& p : split.pairs) last_line = std::max(last_line, size_t(p.line));
+  LAVA_CHECK(last_line <= gold_by_line.size(), "gold of {} lines for a pair at line {}", gold_by_line.size(),
+             last_line);
+  const std::vector<SentenceAlignment> covered_gold(gold_by_line.begin(), gold_by_line.begin() + ptrdiff_t(last_line));
+  auto score = [&](const std::vector<SentenceAlignment>& per_pair) {
+    std::vector<SentenceAlignment> lines = alignments_by_line(split, per_pair);
+    lines.resize(covered_gold.size());
+    return score_alignments(lines, covered_gold);
+  };
   AlignmentEvaluation e;
-  e.prior = score_alignments(alignments_by_line(split, hyp[0]), gold);
-  e.posterior = score_alignments(alignments_by_line(split, hyp[1]), gold);
-  if (whichs.size() == 3) e.q = score_alignments(alignments_by_line(split, hyp[2]), gold);
+  e.prior = score(hyp[0]);
+  e.posterior = score(hyp[1]);
+  if (whichs.size() == 3) e.q = score(hyp[2]);
   return e;
+}
+
+AlignmentEvaluation evaluate_alignments(Seq2Seq& model, const ParallelSplit& split, const std::string& gold_path,
+                                        int batch_size) {
+  return evaluate_alignments(model, split, read_gold_alignments(split, gold_path), batch_size);
 }
 
 }  // namespace lava

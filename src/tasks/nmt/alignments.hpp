@@ -47,8 +47,13 @@ struct AlignmentEvaluation {
   std::optional<AlignmentScore> q;  // only for variants with an inference network
 };
 
-// AER, precision and recall of the prior, posterior and (if any) q argmax alignments against the gold file,
-// corpus-level over every line of the split. One forward pass per batch gives all three.
+// AER, precision and recall of the prior, posterior and (if any) q argmax alignments against the gold, one per line
+// of the split's files (read_gold_alignments), corpus-level over the lines up to the split's last pair's: every
+// line, or only the first pairs' when lava eval --limit dropped the rest after the gold was read. One forward pass
+// per batch gives all three.
+AlignmentEvaluation evaluate_alignments(Seq2Seq& model, const ParallelSplit& split,
+                                        const std::vector<SentenceAlignment>& gold_by_line, int batch_size);
+// The same with the gold read from a Pharaoh file first (before the slow part).
 AlignmentEvaluation evaluate_alignments(Seq2Seq& model, const ParallelSplit& split, const std::string& gold_path,
                                         int batch_size);
 

@@ -1,9 +1,10 @@
-// `lava eval` from the command line: the JSON row carries every figure, --limit and --length-buckets do what they
-// say, and a bad model file (missing, foreign, truncated, with a vocabulary that does not fit its tables) is one
+// `lava eval` from the command line: the JSON row carries every figure, --limit (with --gold-align too) and
+// --length-buckets do what they say, and a bad model file (missing, foreign, truncated, with a vocabulary that does not fit its tables) is one
 // stderr line naming the file and a non-zero exit.
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "core/atomic_file.hpp"
 #include "core/json.hpp"
@@ -77,8 +78,28 @@ TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets
   CHECK(r.code == 1);
   CHECK(r.err_lines() == 1);
   CHECK(r.err.find("valid.align") != std::string::npos);
+  // --limit 3 scores the first 3 lines' alignments: the same figures as the whole of a split cut to those lines.
   r = run_lava(f.eval(f.model_path, "--limit 3 --gold-align " + f.corpus_dir + "/test.align"));
-  CHECK(r.code == 2);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const JsonValue limited = json_lines(r.out).back();
+  const std::string cut_dir = f.tmp.file("cut");
+  std::filesystem::create_directories(cut_dir);
+  for (const char* name : {"test.de", "test.en", "test.align"}) {
+    const std::string text = read_file(f.corpus_dir + "/" + name);
+    size_t end = 0;
+    for (int line = 0; line < 3; ++line) end = text.find('\n', end) + 1;
+    write_text(cut_dir + "/" + name, text.substr(0, end));
+  }
+  r = run_lava("eval -q --format json --split test --model " + f.model_path + " --data " + cut_dir +
+               " --gold-align " + cut_dir + "/test.align");
+  REQUIRE(r.code == 0);
+  const JsonValue cut = json_lines(r.out).back();
+  for (const char* key : {"aer_prior", "aer_posterior", "aer_q"}) {
+    CAPTURE(key);
+    CHECK(limited.at(key).number() == cut.at(key).number());
+  }
+  CHECK(limited.at("aer_prior").number() != rows.back().at("aer_prior").number());  // not the whole split's
 
   r = run_lava(f.eval(f.model_path, "--length-buckets 5,8"));
   CHECK(r.code == 2);
