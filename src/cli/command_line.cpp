@@ -58,6 +58,18 @@ void CommandLine::parse_config_text(std::string_view text, const std::string& so
 }
 
 bool CommandLine::parse(int argc, char** argv) {
+  if (!read(argc, argv)) return false;
+  apply_process_settings();
+  return true;
+}
+
+void CommandLine::apply_process_settings() const {
+  set_logits_cache_mb(common_.logits_cache_mb);
+  Progress::set_quiet(common_.quiet);
+  apply_thread_count(common_.threads);
+}
+
+bool CommandLine::read(int argc, char** argv) {
   po::options_description all;
   all.add(own_).add(common_desc_);
   try {
@@ -84,15 +96,13 @@ bool CommandLine::parse(int argc, char** argv) {
   const uint64_t seed = uint64_t(get_int("seed", 0, INT64_MAX));
   common_.seed = seed;
   common_.threads = int(get_int("threads", 0, 1024));
-  set_logits_cache_mb(get_int("logits-cache-mb", 0, int64_t(1) << 30));
+  common_.logits_cache_mb = get_int("logits-cache-mb", 0, int64_t(1) << 30);
   try {
     common_.format = parse_output_format(get_string("format"));
   } catch (const UsageError& e) {
     fail(e.what());
   }
   common_.quiet = vm_["quiet"].as<bool>();
-  Progress::set_quiet(common_.quiet);
-  apply_thread_count(common_.threads);
   return true;
 }
 

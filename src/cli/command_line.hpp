@@ -25,6 +25,7 @@ struct CommonOptions {
   int threads = 0;  // 0: all cores
   OutputFormat format = OutputFormat::table;
   bool quiet = false;
+  int64_t logits_cache_mb = 0;  // read() sets it from --logits-cache-mb (default: the autodiff's own)
 };
 
 class CommandLine {
@@ -33,8 +34,14 @@ class CommandLine {
   CommandLine(std::string command, std::string usage, std::string about);
 
   po::options_description& options() { return own_; }
-  // Parses argv (argv[0] is the command name). Returns false when --help was printed (the caller exits 0).
+  // Parses argv (argv[0] is the command name) and applies the process-wide settings (apply_process_settings).
+  // Returns false when --help was printed (the caller exits 0).
   bool parse(int argc, char** argv);
+  // The same without the process-wide settings: for reading another command's line inside this process (the sweep
+  // estimate counts an evaluation's examples from its lava eval line, cli/eval_examples.cpp).
+  bool read(int argc, char** argv);
+  // --threads to OpenMP, --quiet to the progress bars, --logits-cache-mb to the logits cache.
+  void apply_process_settings() const;
   // Stores the options of a --config file's text (named `source` in errors) and nothing else: no --help, no common
   // options read, none of parse's process-wide settings (threads, progress, caches). For checking a command line
   // before it runs, e.g. each run of a sweep (cli/cmd_sweep.cpp). Errors are UsageErrors, as parse's.

@@ -17,7 +17,8 @@ int64_t eval_examples(const std::vector<std::string>& args) {
   const std::string task = task_of(int(argv.size()), argv.data(), task_registry().default_task().name);
   const TaskCommands& t = task_registry().find(task);
   const std::unique_ptr<CommandLine> cl = task_command_line(task_registry(), t, TaskVerb::eval);
-  LAVA_CHECK(cl->parse(int(argv.size()), argv.data()), "an evaluation's options asked for --help");
+  // read, not parse: the line's --threads and --quiet are the evaluation's, not this process's.
+  LAVA_CHECK(cl->read(int(argv.size()), argv.data()), "an evaluation's options asked for --help");
   if (!t.eval_examples)
     throw InputError("the estimate cannot count the examples of a " + quote_input(task) + " evaluation");
   const int64_t n = t.eval_examples(*cl);

@@ -1,7 +1,9 @@
 // The examples lava eval covers, as `lava sweep plan --estimate` counts them for each task: translation skips pairs
 // with an empty side in every split and filters no split by length; seqvae reads SPLIT.LANG (the model's language
-// without --lang); vqa counts questions, caption scenes; --limit caps each; a missing file is the reader's error.
+// without --lang); vqa counts questions, caption scenes; --limit caps each; a missing file is the reader's error;
+// reading the line sets none of this process's settings (its thread count).
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <filesystem>
 
@@ -58,6 +60,15 @@ TEST_CASE("eval examples: translation pairs with no empty side, no split length-
   REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 50 --valid 7 --test 13 --vocab 20 -q").code == 0);
   CHECK(eval_examples(eval_args("nmt", "--data " + d.file("synth"))) == 13);
   CHECK(eval_examples(eval_args("nmt", "--data " + d.file("synth") + " --split valid --bleu --beam 10")) == 7);
+}
+
+TEST_CASE("eval examples: the evaluation's --threads is its own, not the counting process's") {
+  TempDir d("eval_examples_threads");
+  REQUIRE(run_lava("data synth --out " + d.file("synth") + " --train 50 --valid 7 --test 13 --vocab 20 -q").code == 0);
+  const int threads = omp_get_max_threads();
+  const int other = threads == 1 ? 2 : 1;
+  CHECK(eval_examples(eval_args("nmt", "--data " + d.file("synth") + " --threads " + std::to_string(other))) == 13);
+  CHECK(omp_get_max_threads() == threads);
 }
 
 TEST_CASE("eval examples: seqvae sentences of SPLIT.LANG with tokens, LANG from --lang") {
