@@ -60,6 +60,13 @@ const std::string* PaperRun::option(const std::string& key) const {
 
 double PaperRun::done_figure(const std::string& key) const { return done ? number_in(*done, key) : kNaN; }
 
+const JsonValue* PaperRun::best_epoch_line() const {
+  for (auto e = epochs.rbegin(); e != epochs.rend(); ++e)
+    if (const JsonValue* best = e->find("best"); best && best->kind() == JsonValue::Kind::boolean && best->boolean())
+      return &*e;
+  return nullptr;
+}
+
 std::string PaperRun::finished_stop() const {
   if (!done) return "";
   const JsonValue* stop = done->find("stop");

@@ -33,6 +33,8 @@ struct PaperRun {
   std::vector<RunEvaluation> evals;                         // eval/*.jsonl, sorted by file name
   const std::string* option(const std::string& key) const;  // config.ini's value, nullptr when absent
   double done_figure(const std::string& key) const;         // the done line's number, NaN when absent
+  // The last epoch line the trainer marked "best": true (a better validation bound), nullptr when none.
+  const JsonValue* best_epoch_line() const;
   // The done line's stop when training ended for good (patience, epochs, max-steps, nan); empty when the run is
   // not finished (no done line, or one of a signal or --max-minutes, which a rerun resumes).
   std::string finished_stop() const;

@@ -90,7 +90,7 @@ void add_stops(ReportDocument& doc, const RunGroup& g) {
   doc.text(
       "Where and why each run stopped (patience: 2 epoch ends in a row without a better validation bound; epochs:\n"
       "the whole --epochs budget; max-steps / max-minutes: a budget of updates or minutes, so not converged; a run\n"
-      "not finished shows its last validation):");
+      "not finished shows how far it got and its best validation so far):");
   ReportTable t;
   t.name = "nmt-runs";
   t.add_column("`--attn`", false);
@@ -101,20 +101,22 @@ void add_stops(ReportDocument& doc, const RunGroup& g) {
   for (const char* h : {"best epoch", "best valid PPL", "train time"}) t.add_column(h, true);
   for (const std::string& attn : g.variants())
     for (const PaperRun* r : g.runs_of(attn)) {
-      std::optional<JsonValue> line = r->done;
-      std::string stop;
-      if (line) {
+      // The done line, else the last epoch line (how far it got); the line with the best epoch and its PPL: the
+      // done line, else the best epoch so far.
+      const JsonValue* line = r->done ? &*r->done : r->epochs.empty() ? nullptr : &r->epochs.back();
+      const JsonValue* best = r->done ? line : r->best_epoch_line();
+      std::string stop = "not finished";
+      if (r->done) {
         const JsonValue* s = line->find("stop");
         stop = s && s->is_string() ? s->str() : "";
-      } else if (!r->epochs.empty()) {
-        line = r->epochs.back(), stop = "not finished";
-      } else {
-        stop = r->record.status.state == RunState::not_started ? "not started" : "not finished";  // in epoch 1
+      } else if (!line && r->record.status.state == RunState::not_started) {
+        stop = "not started";  // a run stopped in its first epoch has no epoch line yet, but is not finished
       }
-      auto figure = [&](const char* key) {
-        const JsonValue* v = line ? line->find(key) : nullptr;
+      auto figure_in = [](const JsonValue* in, const char* key) {
+        const JsonValue* v = in ? in->find(key) : nullptr;
         return v && v->is_number() ? v->number() : kNaN;
       };
+      auto figure = [&](const char* key) { return figure_in(line, key); };
       // A done line says "epochs", an epoch line "epoch".
       const double epochs = std::isnan(figure("epochs")) ? figure("epoch") : figure("epochs");
       std::vector<ReportCell> row;
@@ -123,8 +125,8 @@ void add_stops(ReportDocument& doc, const RunGroup& g) {
       row.push_back(number_cell("epochs", epochs, "%.0f"));
       row.push_back(number_cell("steps", figure("steps"), "%.0f"));
       row.push_back(text_cell("stop", stop));
-      row.push_back(number_cell("best_epoch", figure("best_epoch"), "%.4g"));
-      row.push_back(number_cell("valid_ppl", figure("valid_ppl"), "%.2f"));
+      row.push_back(number_cell("best_epoch", figure_in(best, r->done ? "best_epoch" : "epoch"), "%.4g"));
+      row.push_back(number_cell("valid_ppl", figure_in(best, "valid_ppl"), "%.2f"));
       const double seconds = figure("seconds");
       row.push_back(ReportCell{format_run_time(seconds), {{"train_seconds", std::isnan(seconds) ? JsonValue() : JsonValue(seconds)}}});
       t.rows.push_back(std::move(row));
