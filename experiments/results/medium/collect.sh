@@ -26,4 +26,7 @@ for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium p
     fi
   done
 done
+# The translation runs' validation curves (nmt-curves.svg here), when the binary is built.
+lava="$root/build/lava"
+[ -x "$lava" ] && "$lava" report "$here/runs/nmt-medium" --tables paper --plots "$here" > /dev/null
 echo "collected into $here/runs (lava report $here/runs/nmt-medium --tables paper)"
