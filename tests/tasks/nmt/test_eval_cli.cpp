@@ -1,6 +1,6 @@
 // `lava eval` from the command line: the JSON row carries every figure, --limit (with --gold-align too) and
-// --length-buckets do what they say, and a bad model file (missing, foreign, truncated, with a vocabulary that does not fit its tables) is one
-// stderr line naming the file and a non-zero exit.
+// --length-buckets do what they say, and a bad model file (missing, foreign, truncated, with a vocabulary that does
+// not fit its tables) is one stderr line naming the file and a non-zero exit.
 #include <doctest/doctest.h>
 
 #include <cstdio>
