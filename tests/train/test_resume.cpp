@@ -74,8 +74,6 @@ void capture_stdout(const std::string& path, F&& f) {
   restore();
 }
 
-bool is_partial(const std::string& line) { return line.find("\"partial\":true") != std::string::npos; }
-
 }  // namespace
 
 TEST_CASE("resume: a run stopped mid-epoch twice and resumed ends with the uninterrupted run's bits") {
