@@ -45,6 +45,11 @@ struct ValidationRecord {
   bool partial = false;  // a stop's own validation inside an epoch (off the trajectory: an uninterrupted run has none)
 };
 
+// The fields every task's validation line carries right after its epoch: where the run stood and what it has cost.
+inline void add_progress_fields(JsonLine& json, const ValidationRecord& r) {
+  json.add("steps", r.steps).add("seconds", r.seconds).add("cpu_seconds", r.cpu_seconds).add("lr", r.lr);
+}
+
 // A validation's line: JSON for --format json (stdout), text for people (stderr).
 struct ReportLine {
   JsonLine json;

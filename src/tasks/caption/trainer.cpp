@@ -106,8 +106,8 @@ class CaptionTask final : public TrainTask {
     ReportLine line;
     JsonLine& j = line.json;
     j.add("event", "epoch").add("task", "caption").add("attn", cfg_.attn_name());
-    j.add("epoch", r.position).add("steps", r.steps).add("seconds", r.seconds);
-    j.add("cpu_seconds", r.cpu_seconds).add("lr", r.lr);
+    j.add("epoch", r.position);
+    add_progress_fields(j, r);
     j.add("train_objective", r.train[kValue] / words).add("train_kl", r.train[kKl] / words);
     j.add("train_penalty", r.train[kPenalty] / std::max(1.0, r.train[kCaptions]));
     if (variant_info(cfg_.attn).moving_baseline) j.add("sat_baseline", double(model_.sat_baseline()));

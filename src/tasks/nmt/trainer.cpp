@@ -145,8 +145,8 @@ class NmtTask final : public TrainTask {
     const double train_kl = r.train[kKl] / tokens;
     ReportLine line;
     JsonLine& j = line.json;
-    j.add("event", "epoch").add("task", "nmt").add("attn", variant_info(cfg_.attn).name).add("epoch", r.epoch).add("steps", r.steps);
-    j.add("seconds", r.seconds).add("cpu_seconds", r.cpu_seconds).add("lr", r.lr);
+    j.add("event", "epoch").add("task", "nmt").add("attn", variant_info(cfg_.attn).name).add("epoch", r.epoch);
+    add_progress_fields(j, r);
     j.add("train_objective", train_objective).add("train_kl", train_kl);
     j.add("valid_nll", v.nll).add("valid_ppl", v.ppl).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy).add("best", r.best);

@@ -88,7 +88,7 @@ SeqVaeEvalFigures seqvae_figures_of(const Figures& figures) {
 struct SeqVaeEpochRecord {
   double epoch = 0;  // (e − 1) + batches done / batches in epoch e
   int64_t steps = 0;
-  double seconds = 0, cpu_seconds = 0, lr = 0, kl_weight = 0;
+  double seconds = 0, lr = 0, kl_weight = 0;
   double train_loss = 0, train_recon = 0, train_kl = 0;  // per sentence
   SeqVaeEvalFigures valid;
   bool best = false, partial = false;
@@ -101,7 +101,7 @@ SeqVaeEpochRecord epoch_record(const ValidationRecord& r, int64_t kl_anneal) {
   SeqVaeEpochRecord e;
   e.valid = seqvae_figures_of(r.valid.figures);
   e.epoch = r.position, e.steps = r.steps, e.lr = r.lr, e.partial = r.partial;
-  e.seconds = r.seconds, e.cpu_seconds = r.cpu_seconds;
+  e.seconds = r.seconds;
   e.best = r.best;
   e.kl_weight = kl_weight(std::max<int64_t>(0, r.steps - 1), kl_anneal);  // of the last update before it
   const double n = std::max(1.0, r.train[kSentences]);
@@ -166,8 +166,8 @@ class SeqVaeTask final : public TrainTask {
     JsonLine& j = line.json;
     j.add("event", "epoch").add("task", "seqvae").add("encoder", enum_name(kSeqVaeEncoderNames, cfg_.encoder))
         .add("dec_attn", enum_name(kDecoderAttentionNames, cfg_.dec_attn));
-    j.add("epoch", e.epoch).add("steps", e.steps).add("seconds", e.seconds);
-    j.add("cpu_seconds", e.cpu_seconds).add("lr", e.lr);
+    j.add("epoch", e.epoch);
+    add_progress_fields(j, r);
     j.add("kl_weight", e.kl_weight).add("free_bits", opt_.free_bits);
     j.add("train_loss", e.train_loss).add("train_recon", e.train_recon).add("train_kl", e.train_kl);
     for (const auto& [name, value] : seqvae_line_figures(v)) j.add(name, value);

@@ -147,8 +147,8 @@ class VqaTask final : public TrainTask {
     ReportLine line;
     JsonLine& j = line.json;
     j.add("event", "epoch").add("task", "vqa").add("attn", variant_info(cfg_.attn).name);
-    j.add("epoch", r.position).add("steps", r.steps).add("seconds", r.seconds);
-    j.add("cpu_seconds", r.cpu_seconds).add("lr", r.lr);
+    j.add("epoch", r.position);
+    add_progress_fields(j, r);
     j.add("train_objective", train_objective).add("train_kl", train_kl);
     j.add("valid_nll", v.nll).add("valid_accuracy", v.accuracy).add("valid_elbo", v.elbo).add("valid_kl", v.kl);
     j.add("valid_kl_gap", v.kl_gap).add("valid_entropy", v.entropy);
