@@ -3,15 +3,58 @@
 # settings and of the VQA probes from the repository's runs/ into runs/ here, without their models:
 # config.ini, run.json, status.json, metrics.jsonl, train.log and eval/*.jsonl, which is all `lava report` reads.
 # Rerun it as the runs progress; a run still training shows as unfinished. The runs themselves live in the
-# repository's runs/, which git ignores (README.md here says how they run).
+# repository's runs/, which git ignores (README.md here says how they run), so a new machine starts without them:
+# a run trained again from its first update keeps the record here until it passes it, and the epochs both reach
+# must agree to the last digit, or the script stops with the first that differs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-for sweep in paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser probe-vqa-dropout probe-vqa-size \
-    probe-vqa-paper-20k; do
+# steps_in FILE: the most updates any line of a metrics.jsonl names (0 for none).
+steps_in() { { grep -o '"steps":[0-9]*' "$1" 2>/dev/null || true; } | cut -d: -f2 | sort -n | tail -n 1 | grep . || echo 0; }
+# same_epochs LIVE COMMITTED: whether the epochs both records reach have the same validation and training figures,
+# to the last digit (a run's bits depend only on its seed and data, so a run trained again from its first update,
+# on a new machine for instance, must retrace them). Prints how many it compared, or the first that differs.
+same_epochs() {
+  local fields='"(valid_nll|valid_elbo|train_objective)":[^,}]*'
+  local a b n
+  a=$(grep '"event":"epoch"' "$1" | grep -oE "$fields" || true)
+  b=$(grep '"event":"epoch"' "$2" | grep -oE "$fields" || true)
+  [ -n "$a" ] && [ -n "$b" ] || { echo "no epoch in common yet"; return 0; }
+  n=$(( $(wc -l <<<"$a") < $(wc -l <<<"$b") ? $(wc -l <<<"$a") : $(wc -l <<<"$b") ))
+  if [ "$(head -n "$n" <<<"$a")" = "$(head -n "$n" <<<"$b")" ]; then
+    echo "epochs both reach: $((n / 3)), equal to the last digit"
+  else
+    echo "DIFFERS from the committed record: $(diff <(head -n "$n" <<<"$a") <(head -n "$n" <<<"$b") | grep '^[<>]' | head -n 2 | tr '\n' ' ')"
+    return 1
+  fi
+}
+sweeps="paper/nmt-medium paper/vqa-default-paper paper/vqa-default-medium probe-vqa-optimiser probe-vqa-dropout
+  probe-vqa-size probe-vqa-paper-20k"
+# --restore, on a new machine: copies the finished runs' records from here back into runs/, so that the sweeps skip
+# them (a finished run whose evaluations are written is done) instead of training them again.
+if [ "${1:-}" = --restore ]; then
+  for sweep in $sweeps; do
+    for run in "$here/runs/$(basename "$sweep")"/*/; do
+      dest="$root/runs/$sweep/$(basename "$run")"
+      grep -q '"state":"finished"' "$run/status.json" 2>/dev/null && [ ! -e "$dest" ] || continue
+      mkdir -p "$(dirname "$dest")" && cp -r "$run" "$dest" && echo "collect.sh: restored $dest"
+    done
+  done
+  exit 0
+fi
+for sweep in $sweeps; do
   for run in "$root/runs/$sweep"/*/; do
     [ -f "$run/run.json" ] || continue  # also when the sweep has not started: the pattern stays unexpanded
     dest="$here/runs/$(basename "$sweep")/$(basename "$run")"
+    # A run trained again from scratch keeps its committed record, which is further along, until it passes it.
+    live=$(steps_in "$run/metrics.jsonl") kept=$(steps_in "$dest/metrics.jsonl")
+    if [ -f "$dest/metrics.jsonl" ] && [ -f "$run/metrics.jsonl" ]; then
+      check=$(same_epochs "$run/metrics.jsonl" "$dest/metrics.jsonl") || { echo "collect.sh: $run: $check" >&2; exit 1; }
+      if [ "$live" -lt "$kept" ]; then
+        echo "collect.sh: kept the committed record of $(basename "$run") ($kept updates; this one is at $live): $check"
+        continue
+      fi
+    fi
     mkdir -p "$dest"
     # Paths inside the records are made relative to the repository root: no machine's directory in git.
     for f in config.ini run.json status.json metrics.jsonl train.log; do
