@@ -11,18 +11,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 # steps_in FILE: the most updates any line of a metrics.jsonl names (0 for none).
 steps_in() { { grep -o '"steps":[0-9]*' "$1" 2>/dev/null || true; } | cut -d: -f2 | sort -n | tail -n 1 | grep . || echo 0; }
-# same_epochs LIVE COMMITTED: whether the epochs both records reach have the same validation and training figures,
-# to the last digit (a run's bits depend only on its seed and data, so a run trained again from its first update,
-# on a new machine for instance, must retrace them). Prints how many it compared, or the first that differs.
+# same_epochs LIVE COMMITTED: whether the epochs both records reach have the same lines but for their times, to the
+# last digit (a run's bits depend only on its seed and data, so a run trained again from its first update, on a new
+# machine for instance, must retrace them). Prints how many it compared, or the first that differs.
 same_epochs() {
-  local fields='"(valid_nll|valid_elbo|train_objective)":[^,}]*'
   local a b n
-  a=$(grep '"event":"epoch"' "$1" | grep -oE "$fields" || true)
-  b=$(grep '"event":"epoch"' "$2" | grep -oE "$fields" || true)
+  a=$(grep '"event":"epoch"' "$1" | sed -E 's/"(cpu_)?seconds":[^,}]*,?//g' || true)
+  b=$(grep '"event":"epoch"' "$2" | sed -E 's/"(cpu_)?seconds":[^,}]*,?//g' || true)
   [ -n "$a" ] && [ -n "$b" ] || { echo "no epoch in common yet"; return 0; }
   n=$(( $(wc -l <<<"$a") < $(wc -l <<<"$b") ? $(wc -l <<<"$a") : $(wc -l <<<"$b") ))
   if [ "$(head -n "$n" <<<"$a")" = "$(head -n "$n" <<<"$b")" ]; then
-    echo "epochs both reach: $((n / 3)), equal to the last digit"
+    echo "epochs both reach: $n, equal to the last digit"
   else
     echo "DIFFERS from the committed record: $(diff <(head -n "$n" <<<"$a") <(head -n "$n" <<<"$b") | grep '^[<>]' | head -n 2 | tr '\n' ' ')"
     return 1
@@ -47,8 +46,8 @@ for sweep in $sweeps; do
     [ -f "$run/run.json" ] || continue  # also when the sweep has not started: the pattern stays unexpanded
     dest="$here/runs/$(basename "$sweep")/$(basename "$run")"
     # A run trained again from scratch keeps its committed record, which is further along, until it passes it.
-    live=$(steps_in "$run/metrics.jsonl") kept=$(steps_in "$dest/metrics.jsonl")
     if [ -f "$dest/metrics.jsonl" ] && [ -f "$run/metrics.jsonl" ]; then
+      live=$(steps_in "$run/metrics.jsonl") kept=$(steps_in "$dest/metrics.jsonl")
       check=$(same_epochs "$run/metrics.jsonl" "$dest/metrics.jsonl") || { echo "collect.sh: $run: $check" >&2; exit 1; }
       if [ "$live" -lt "$kept" ]; then
         echo "collect.sh: kept the committed record of $(basename "$run") ($kept updates; this one is at $live): $check"
