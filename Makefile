@@ -98,8 +98,9 @@ $(BUILD)/lava_tests: $(TEST_OBJ) $(BUILD)/liblava.a
 	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 # The test runner ends with the line `tests: N passed, M failed, K skipped` (tests/support/main.cpp). make test and
-# make sanitize run it as one process a core (tests/support/run-sharded.sh: most cases use one thread), each on its
-# share of the cases, and sum their closing lines; `build/lava_tests` alone runs them all in one process.
+# make sanitize cut the cases into 16 parts a core and run them one process a core at a time, each core taking the
+# next part when its last one ends (tests/support/run-sharded.sh: most cases use one thread), and sum their closing
+# lines; `build/lava_tests` alone runs them all in one process.
 test: deps
 	@$(MAKE) --no-print-directory $(JOBS) $(BUILD)/lava $(BUILD)/lava_tests
 	cd $(CURDIR) && LAVA_BIN=$(CURDIR)/$(BUILD)/lava tests/support/run-sharded.sh $(NPROC) $(BUILD)/lava_tests

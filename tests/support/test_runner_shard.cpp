@@ -1,5 +1,6 @@
-// The test runner's --shard=I/N (tests/support/main.cpp), which make test and make sanitize use to run the cases as
-// one process a core: the N parts are disjoint and together are every case that passes the filters.
+// The test runner's --shard=I/N (tests/support/main.cpp), which make test and make sanitize use to run the cases on
+// every core: the N parts are disjoint and together are every case that passes the filters; and
+// tests/support/run-sharded.sh, which runs the parts and sums their closing lines.
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -9,6 +10,9 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "support/cli_runner.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -53,4 +57,31 @@ TEST_CASE("test runner: --shard=I/N splits the cases passing the filters into N 
   CHECK(status == 2);
   CHECK(listed_cases("--shard=3/2", &status).empty());
   CHECK(status == 2);
+}
+
+// tests/support/run-sharded.sh with a stand-in for the test binary: part I of 32 prints I passed (and part 1 the one
+// skipped case), so the summed line says whether every part ran exactly once.
+TEST_CASE("test runner: run-sharded.sh runs every part once, sums the closing lines, fails on a failed part") {
+  TempDir d("run_sharded");
+  const auto run_with = [&](const std::string& failing_part) {
+    write_text(d.file("fake"), "#!/bin/sh\n"
+                               "part=${1#--shard=}; part=${part%/*}\n"
+                               "if [ $part = 1 ]; then skipped=1; else skipped=0; fi\n" +
+                                   failing_part + "\necho \"tests: $part passed, 0 failed, $skipped skipped\"\n");
+    return run_captured("chmod +x " + d.file("fake") + " && tests/support/run-sharded.sh 2 " + d.file("fake"));
+  };
+  const auto closing_line = [](const CliResult& r) { return r.out.substr(r.out.rfind("tests: ")); };
+  CliResult r = run_with("");
+  CHECK(r.code == 0);
+  CHECK(closing_line(r) == "tests: 528 passed, 0 failed, 1 skipped\n");  // 1 + 2 + ... + 32
+  CHECK(r.out.find("== part 32/32\n") != std::string::npos);
+  // A part that ends without its closing line (a crash) is one failed case; one that exits 1 fails the run.
+  r = run_with("[ $part = 7 ] && exit 0");
+  CHECK(r.code == 1);
+  CHECK(closing_line(r) == "tests: 521 passed, 1 failed, 1 skipped\n");
+  CHECK(r.out.find("part 7/32: ended without its closing line") != std::string::npos);
+  r = run_with("[ $part = 9 ] && { echo 'tests: 9 passed, 0 failed, 0 skipped'; exit 1; }");
+  CHECK(r.code == 1);
+  CHECK(closing_line(r) == "tests: 528 passed, 0 failed, 1 skipped\n");
+  CHECK(r.err.empty());
 }
