@@ -10,22 +10,16 @@ set -uo pipefail
 if [ $# -lt 4 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then echo "usage: $0 DIR JOBS LIMIT NAME..." >&2; exit 2; fi
 dir=$1 jobs=$2 limit=$3
 shift 3
-running=0
-for name in "$@"; do
-  if ((running == jobs)); then
-    wait -n
-    running=$((running - 1))
-  fi
-  mkdir -p "$dir/corpus/$name" "$dir/crashes/$name"
-  {
-    ASAN_OPTIONS=detect_leaks=1 "$dir/fuzz_$name" "$limit" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-      -print_final_stats=1 -artifact_prefix="$dir/crashes/$name/" "$dir/corpus/$name" "tests/fuzz/corpus/$name" \
-      >"$dir/$name.log" 2>&1
-    echo $? >"$dir/$name.rc"
-  } &
-  running=$((running + 1))
-done
-wait
+source "$(dirname "$0")/../support/job_pool.sh"
+# run_harness NAME: one harness, its log and exit status kept in $dir.
+run_harness() {
+  mkdir -p "$dir/corpus/$1" "$dir/crashes/$1"
+  ASAN_OPTIONS=detect_leaks=1 "$dir/fuzz_$1" "$limit" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    -print_final_stats=1 -artifact_prefix="$dir/crashes/$1/" "$dir/corpus/$1" "tests/fuzz/corpus/$1" \
+    >"$dir/$1.log" 2>&1
+  echo $? >"$dir/$1.rc"
+}
+job_pool "$jobs" run_harness "$@"
 rc=0
 for name in "$@"; do
   if [ "$(cat "$dir/$name.rc")" != 0 ]; then

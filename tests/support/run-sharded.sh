@@ -18,16 +18,14 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 parts=$((16 * n))
 logs=$(mktemp -d "${TMPDIR:-/tmp}/lava-shards.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
-running=0
-for i in $(seq 1 "$parts"); do
-  if ((running == n)); then
-    wait -n
-    running=$((running - 1))
-  fi
-  { "$@" --shard="$i/$parts" >"$logs/$i.log" 2>&1; echo $? >"$logs/$i.rc"; } &
-  running=$((running + 1))
-done
-wait
+source "$(dirname "$0")/job_pool.sh"
+tests=("$@")
+# run_part I: part I of the cases, its output and exit status kept in $logs.
+run_part() {
+  "${tests[@]}" --shard="$1/$parts" >"$logs/$1.log" 2>&1
+  echo $? >"$logs/$1.rc"
+}
+job_pool "$n" run_part $(seq 1 "$parts")
 rc=0 passed=0 failed=0 skipped=0
 for i in $(seq 1 "$parts"); do
   [ "$(cat "$logs/$i.rc")" = 0 ] || rc=1

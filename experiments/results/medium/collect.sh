@@ -11,13 +11,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 # steps_in FILE: the most updates any line of a metrics.jsonl names (0 for none).
 steps_in() { { grep -o '"steps":[0-9]*' "$1" 2>/dev/null || true; } | cut -d: -f2 | sort -n | tail -n 1 | grep . || echo 0; }
+# epoch_lines_but_times FILE: a metrics.jsonl's epoch lines without their "seconds" and "cpu_seconds".
+epoch_lines_but_times() { grep '"event":"epoch"' "$1" | sed -E 's/"(cpu_)?seconds":[^,}]*,?//g' || true; }
 # same_epochs LIVE COMMITTED: whether the epochs both records reach have the same lines but for their times, to the
 # last digit (a run's bits depend only on its seed and data, so a run trained again from its first update, on a new
 # machine for instance, must retrace them). Prints how many it compared, or the first that differs.
 same_epochs() {
   local a b n
-  a=$(grep '"event":"epoch"' "$1" | sed -E 's/"(cpu_)?seconds":[^,}]*,?//g' || true)
-  b=$(grep '"event":"epoch"' "$2" | sed -E 's/"(cpu_)?seconds":[^,}]*,?//g' || true)
+  a=$(epoch_lines_but_times "$1") b=$(epoch_lines_but_times "$2")
   [ -n "$a" ] && [ -n "$b" ] || { echo "no epoch in common yet"; return 0; }
   n=$(( $(wc -l <<<"$a") < $(wc -l <<<"$b") ? $(wc -l <<<"$a") : $(wc -l <<<"$b") ))
   if [ "$(head -n "$n" <<<"$a")" = "$(head -n "$n" <<<"$b")" ]; then
