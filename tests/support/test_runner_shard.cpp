@@ -61,7 +61,9 @@ TEST_CASE("test runner: --shard=I/N splits the cases passing the filters into N 
 
 // tests/support/run-sharded.sh with a stand-in for the test binary: part I of 32 prints I passed (and part 1 the one
 // skipped case), so the summed line says whether every part ran exactly once.
-TEST_CASE("test runner: run-sharded.sh runs every part once, sums the closing lines, fails on a failed part") {
+// Bash and a stand-in only, none of LAVA's code: make sanitize leaves it out (Makefile).
+TEST_CASE("test runner: run-sharded.sh runs every part once, sums the closing lines, fails on a failed part" *
+          doctest::test_suite("stand-ins")) {
   TempDir d("run_sharded");
   const auto run_with = [&](const std::string& failing_part) {
     write_text(d.file("fake"), "#!/bin/sh\n"
