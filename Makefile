@@ -243,8 +243,8 @@ check-includes:
 # build/fuzz (at an -O level FUZZ_OPT other than -O1, in build/fuzz-O0 and so on). Only the library sources the
 # readers need are compiled (once, shared by every harness), so the build stays short. Each harness starts from its
 # committed seed corpus tests/fuzz/corpus/NAME (small valid files) and runs FUZZ_SECONDS (or FUZZ_RUNS inputs, when
-# set), one harness a core at a time (tests/fuzz/run-harnesses.sh); the inputs it finds go to build/fuzz/corpus/NAME,
-# crashes to build/fuzz/crashes/NAME. A crash (sanitizer report, uncaught exception other than the input errors, leak,
+# set), one harness a core at a time (tests/fuzz/run-harnesses.sh); the inputs it finds go to corpus/NAME in that
+# directory, crashes to crashes/NAME. A crash (sanitizer report, uncaught exception other than the input errors, leak,
 # timeout) fails `make fuzz`, naming each harness that crashed.
 FUZZ_CXX     ?= clang++-14
 # CI builds the harnesses at -O0 (FUZZ_OPT=-O0, in build/fuzz-O0): its 1-second runs are a smoke test. The whole of
