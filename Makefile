@@ -252,7 +252,10 @@ FUZZ_CXX     ?= clang++-14
 # 127), and each harness ran about half as many inputs in its second (paper_runs: 418 against 731). A fuzzing
 # session by hand keeps -O1.
 FUZZ_OPT     ?= -O1
-FUZZ_DIR     := $(BUILD)/fuzz$(filter-out -O1,$(FUZZ_OPT))
+# The directory's name joins the flags without spaces ("-O2 -fno-inline" builds in build/fuzz-O2-fno-inline).
+fuzz_empty   :=
+fuzz_space   := $(fuzz_empty) $(fuzz_empty)
+FUZZ_DIR     := $(BUILD)/fuzz$(subst $(fuzz_space),,$(filter-out -O1,$(FUZZ_OPT)))
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS    ?=
 FUZZ_FLAGS   := -std=c++20 $(FUZZ_OPT) -g1 -march=native -fno-math-errno -ffp-contract=off $(WARNINGS) -MMD -MP -Isrc \
