@@ -46,7 +46,8 @@ set -euo pipefail
 export OMP_WAIT_POLICY=passive  # GNU OpenMP spin-waiting is ruinous when another process holds a core
 # LAVA's threads spin briefly before they sleep (GOMP_SPINCOUNT, as experiments/demo-nmt.sh sets it): a soft-attention step
 # opens ~575 small parallel regions that split, and waking a sleeping thread for each cost ~10 % of a two-thread step.
-# PyTorch keeps the plain passive policy: with the same spin its two-thread step was slower (experiments/results/speed/README.md).
+# PyTorch keeps the plain passive policy: with the same spin its two-thread step was slower
+# (experiments/results/speed/measurements.md).
 lava_spin=${LAVA_SPINCOUNT:-20000}
 here=$(cd "$(dirname "$0")/.." && pwd)
 lava=$here/build/prof/lava  # the profiling build (make PROFILE=1): the rounds read its --profile tables
