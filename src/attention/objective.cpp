@@ -89,6 +89,7 @@ float moving_baseline_update(float baseline, const ObjectiveTerms& t, float deca
 void AttentionEvalSums::add(const AttentionEvalSums& o) {
   tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
   entropy += o.entropy, q_entropy += o.q_entropy, mean_attn_log_lik += o.mean_attn_log_lik, support += o.support;
+  q_mass_cut += o.q_mass_cut;
   sampled = sampled || o.sampled;
   max_identity_error = std::max(max_identity_error, o.max_identity_error);
 }
@@ -140,12 +141,16 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
       qm = std::max(qm, lq[size_t(s)]);
     }
     for (int64_t s = 0; s < S; ++s) qz += std::exp(lq[size_t(s)] - qm);
+    // K-max can cut a position q keeps (q is the inference network's softmax, which K-max leaves whole): there
+    // log p_K = −∞, so KL(q ‖ p_K) = KL(q ‖ posterior_K) = ∞ and the ELBO = −∞. They stay infinite (JSON null); the
+    // mass q puts on the cut positions says by how much q and the top K disagree.
     double elbo = 0, kl = 0, kl_post = 0, q_entropy = 0;
     for (int64_t s = 0; s < S; ++s) {
       const double lqs = lq[size_t(s)] - qm - std::log(qz), q = std::exp(lqs);
       if (q == 0) continue;
       if (sparse) r.support += 1;  // q (or the prior) of a sparse variant: its support
-      const double lps = std::isinf(lp[size_t(s)]) ? -1e300 : lp[size_t(s)];  // K-max may cut a position q keeps
+      const double lps = lp[size_t(s)];
+      if (std::isinf(lps)) r.q_mass_cut += q;
       elbo += q * (lf[size_t(s)] + lps - lqs);
       kl += q * (lqs - lps);
       q_entropy -= q * lqs;
@@ -156,7 +161,8 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
     r.kl += kl;
     r.q_entropy += q_entropy;
     r.kl_posterior += kl_post;
-    r.max_identity_error = std::max(r.max_identity_error, std::abs((log_marginal - elbo) - kl_post));
+    if (std::isfinite(elbo))  // the identity log p − ELBO = KL(q ‖ posterior) between finite terms only
+      r.max_identity_error = std::max(r.max_identity_error, std::abs((log_marginal - elbo) - kl_post));
   }
   return r;
 }

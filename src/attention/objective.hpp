@@ -81,11 +81,13 @@ struct AttentionEvalSums {
   double kl_posterior = 0;  // KL(q ‖ p(z | x, y)) computed directly from the exact posterior
   double entropy = 0;       // H(p), the prior's entropy
   double q_entropy = 0;     // H(q), with q = p when the variant has no q (latent, non-sampled variants only)
-  double max_identity_error = 0;  // max over tokens of |(log p − ELBO) − KL(q ‖ posterior)|
+  double max_identity_error = 0;  // max over tokens with a finite ELBO of |(log p − ELBO) − KL(q ‖ posterior)|
   bool sampled = false;           // log_lik is an importance-weighted estimate; no exact posterior (kl_posterior)
   double mean_attn_log_lik = 0;   // sampled variants: log f(x, Σ_i w_i e_i) at attention_weights() (the
                                   // deterministic predictor that decoding and accuracy use)
   double support = 0;  // sparse variants (AttnVariantInfo::sparse): Σ over real tokens of |supp q|, q = p without q
+  double q_mass_cut = 0;  // K-max: Σ over real tokens of q's mass on the positions K-max cuts from the prior; where
+                          // it is > 0, elbo, kl and kl_posterior are infinite (log p_K = −∞ where q > 0)
   void add(const AttentionEvalSums& o);
 };
 

@@ -96,7 +96,10 @@ std::unique_ptr<CommandLine> nmt_eval_command_line() {
       "kl_gap = log p - ELBO, kl_posterior = KL(q || exact posterior) computed directly (it must equal\n"
       "kl_gap), identity_error (the largest per-token difference), and the prior's entropy.\n"
       "Variants without q report the ELBO at q = p (the Jensen bound). --kmax K renormalises the prior\n"
-      "over its K largest positions first. likelihood says how nll is obtained: exact (enumerated), direct\n"
+      "over its K largest positions first; where q keeps mass on a cut position (a variant with an inference\n"
+      "network), log p_K = -inf there, so elbo, kl, kl_gap and kl_posterior are infinite (null in JSON lines)\n"
+      "and q_mass_cut is q's mean mass per token on the cut positions; identity_error is then over the tokens\n"
+      "with a finite ELBO. likelihood says how nll is obtained: exact (enumerated), direct\n"
       "(a deterministic attention) or sampled: the continuous latents report the importance-\n"
       "weighted estimate log 1/K sum_k f(x,z_k) p(z_k)/q(z_k) with K = --eval-samples draws from q (a\n"
       "stochastic lower bound), kl_gap = that - ELBO, kl_posterior/identity_error null (no exact\n"
@@ -216,6 +219,10 @@ int eval_nmt_command(const CommandLine& cl) {
   if (variant_info(attn).sparse) {
     t.add_column("support", ".3f");
     row.emplace_back(f.support);
+  }
+  if (kmax > 0) {
+    t.add_column("q_mass_cut", ".4f");
+    row.emplace_back(f.q_mass_cut);
   }
   if (bleu) {
     t.add_column("bleu", ".2f").add_column("beam");

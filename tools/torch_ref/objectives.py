@@ -115,16 +115,16 @@ def evaluate(model, P, batches, kmax):
                     q = sparse_probs(model, f["log_q"])
                     lq = safe_log(q).masked_fill(q <= 0, -math.inf)
                 q = lq.exp()
-                lp_cut = lp.masked_fill(torch.isinf(lp), -1e300)  # LAVA's stand-in for log 0 where q > 0
-                elbo = xlogy_sum(q, lf + lp_cut - lq)
-                kl = xlogy_sum(q, lq - lp_cut)
-                kl_post = xlogy_sum(q, lq - (lp_cut + lf - log_lik[..., None]))
+                # Where K-max cuts a position q keeps, log p = -inf: the ELBO is -inf and both KLs +inf.
+                elbo = xlogy_sum(q, lf + lp - lq)
+                kl = xlogy_sum(q, lq - lp)
+                kl_post = xlogy_sum(q, lq - (lp + lf - log_lik[..., None]))
             correct = (words.argmax(-1) == y)  # argmax ties: the first (lowest) id
             m = mask.to(torch.float64)
             s["tokens"] += float(m.sum())
             for k, t in (("log_lik", log_lik), ("elbo", elbo), ("kl", kl), ("kl_posterior", kl_post),
                          ("entropy", H), ("correct", correct.to(torch.float64))):
-                s[k] += float((t * m).sum())
+                s[k] += float(t.masked_fill(m == 0, 0).sum())  # not t * m: an infinite padding token times 0 is nan
     return s
 
 

@@ -16,6 +16,8 @@ struct NmtEvalFigures {
   // at the mean attention (the deterministic predictor decoding uses); NaN for the other variants.
   double nll_mean_attn = NAN;
   double support = NAN;  // sparse variants: mean support size per target token of the sparse p or q; NaN otherwise
+  double q_mass_cut = 0;  // K-max: q's mean mass per target token on the positions K-max cuts (elbo, kl, kl_gap and
+                          // kl_posterior are then infinite: null in JSON lines)
 };
 NmtEvalFigures nmt_figures(const AttentionEvalSums& s);
 

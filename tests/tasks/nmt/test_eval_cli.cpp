@@ -1,8 +1,9 @@
-// `lava eval` from the command line: the JSON row carries every figure, --limit (with --gold-align too) and
-// --length-buckets do what they say, and a bad model file (missing, foreign, truncated, with a vocabulary that does
-// not fit its tables) is one stderr line naming the file and a non-zero exit.
+// `lava eval` from the command line: the JSON row carries every figure (K-max's infinite bounds as null), --limit
+// (with --gold-align too) and --length-buckets do what they say, and a bad model file (missing, foreign, truncated,
+// with a vocabulary that does not fit its tables) is one stderr line naming the file and a non-zero exit.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -28,7 +29,7 @@ std::vector<JsonValue> json_lines(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets") {
+TEST_CASE("eval cli: the JSON row has every figure; --kmax, --limit and --length-buckets") {
   TinyNmt f;
   CliResult r = run_lava(f.eval(f.model_path));
   REQUIRE(r.code == 0);
@@ -44,6 +45,20 @@ TEST_CASE("eval cli: the JSON row has every figure; --limit and --length-buckets
   CHECK(accuracy >= 0);
   CHECK(accuracy <= 1);
   CHECK(std::abs(rows[0].at("kl_gap").number() - rows[0].at("kl_posterior").number()) < 1e-4);
+
+  // K-max 1 cuts every position but one from the prior, and var-enum's q (a softmax) keeps mass on them: log p_K =
+  // −∞ there, so the ELBO and the KLs are infinite, null in the JSON row, with q's mass on the cut positions.
+  r = run_lava(f.eval(f.model_path, "--kmax 1"));
+  REQUIRE(r.code == 0);
+  const JsonValue kmax1 = json_lines(r.out).at(0);
+  CHECK(std::isfinite(kmax1.at("nll").number()));
+  for (const char* key : {"elbo", "kl", "kl_gap", "kl_posterior"}) {
+    CAPTURE(key);
+    CHECK(kmax1.at(key).is_null());
+  }
+  CHECK(kmax1.at("q_mass_cut").number() > 0);
+  CHECK(kmax1.at("q_mass_cut").number() < 1);
+  CHECK(!rows[0].contains("q_mass_cut"));  // only a K-max row has it
 
   r = run_lava(f.eval(f.model_path, "--limit 5"));
   REQUIRE(r.code == 0);
