@@ -141,7 +141,7 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
       qm = std::max(qm, lq[size_t(s)]);
     }
     for (int64_t s = 0; s < S; ++s) qz += std::exp(lq[size_t(s)] - qm);
-    // K-max can cut a position q keeps (q is the inference network's softmax, which K-max leaves whole): there
+    // K-max can cut a position q keeps (K-max leaves the inference network's q whole, softmax or sparse): there
     // log p_K = −∞, so KL(q ‖ p_K) = KL(q ‖ posterior_K) = ∞ and the ELBO = −∞. They stay infinite (JSON null); the
     // mass q puts on the cut positions says by how much q and the top K disagree.
     double elbo = 0, kl = 0, kl_post = 0, q_entropy = 0;
