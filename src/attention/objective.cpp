@@ -89,9 +89,13 @@ float moving_baseline_update(float baseline, const ObjectiveTerms& t, float deca
 void AttentionEvalSums::add(const AttentionEvalSums& o) {
   tokens += o.tokens, log_lik += o.log_lik, elbo += o.elbo, kl += o.kl, kl_posterior += o.kl_posterior;
   entropy += o.entropy, q_entropy += o.q_entropy, mean_attn_log_lik += o.mean_attn_log_lik, support += o.support;
-  q_mass_cut += o.q_mass_cut;
+  q_mass_cut += o.q_mass_cut, infinite_elbo_tokens += o.infinite_elbo_tokens;
   sampled = sampled || o.sampled;
   max_identity_error = std::max(max_identity_error, o.max_identity_error);
+}
+
+double AttentionEvalSums::identity_error() const {
+  return sampled || (tokens > 0 && infinite_elbo_tokens == tokens) ? NAN : max_identity_error;
 }
 
 AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const float* log_q, const float* log_f,
@@ -163,6 +167,8 @@ AttentionEvalSums attention_eval(AttnVariant v, const float* log_prior, const fl
     r.kl_posterior += kl_post;
     if (std::isfinite(elbo))  // the identity log p − ELBO = KL(q ‖ posterior) between finite terms only
       r.max_identity_error = std::max(r.max_identity_error, std::abs((log_marginal - elbo) - kl_post));
+    else
+      r.infinite_elbo_tokens += 1;
   }
   return r;
 }

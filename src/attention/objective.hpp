@@ -88,7 +88,11 @@ struct AttentionEvalSums {
   double support = 0;  // sparse variants (AttnVariantInfo::sparse): Σ over real tokens of |supp q|, q = p without q
   double q_mass_cut = 0;  // K-max: Σ over real tokens of q's mass on the positions K-max cuts from the prior; where
                           // it is > 0, elbo, kl and kl_posterior are infinite (log p_K = −∞ where q > 0)
+  double infinite_elbo_tokens = 0;  // K-max: the real tokens whose ELBO is −∞ (max_identity_error skips them)
   void add(const AttentionEvalSums& o);
+  // The figure to report: max_identity_error, or NaN where there is nothing to measure it on (a sampled estimate
+  // has no exact posterior; under K-max every token may have an ELBO of −∞, and a maximum over no token is not 0).
+  double identity_error() const;
 };
 
 // Per-token figures from the enumerated log f (B, T, S) (soft_log_lik (B, T) when v is not latent) plus the

@@ -14,12 +14,12 @@ NmtEvalFigures nmt_figures(const AttentionEvalSums& s) {
   f.kl = s.kl / n;
   f.kl_gap = (s.log_lik - s.elbo) / n;
   f.kl_posterior = s.kl_posterior / n;
-  f.identity_error = s.max_identity_error;
+  f.identity_error = s.identity_error();
   f.entropy = s.entropy / n;
   if (s.support > 0) f.support = s.support / n;
   f.q_mass_cut = s.q_mass_cut / n;
   if (s.sampled) {
-    f.kl_posterior = f.identity_error = NAN;
+    f.kl_posterior = NAN;
     f.nll_mean_attn = -s.mean_attn_log_lik / n;
   }
   return f;

@@ -66,10 +66,10 @@ VqaFigures vqa_subset_figures(const VqaSums& s, bool has_q) {
     f.entropy = a.entropy / a.tokens;
     if (a.support > 0) f.support = a.support / a.tokens;
   }
-  f.identity_error = a.max_identity_error;
+  f.identity_error = a.identity_error();
   if (has_q && !a.sampled && a.tokens > 0) f.q_entropy = a.q_entropy / a.tokens;
   if (a.sampled) {  // an importance-weighted estimate: no exact posterior behind kl_posterior
-    f.kl_posterior = f.identity_error = NAN;
+    f.kl_posterior = NAN;
     if (a.tokens > 0) f.nll_mean_attn = -a.mean_attn_log_lik / a.tokens;
   }
   f.region_questions = s.region_questions;

@@ -47,12 +47,13 @@ TEST_CASE("eval cli: the JSON row has every figure; --kmax, --limit and --length
   CHECK(std::abs(rows[0].at("kl_gap").number() - rows[0].at("kl_posterior").number()) < 1e-4);
 
   // K-max 1 cuts every position but one from the prior, and var-enum's q (a softmax) keeps mass on them: log p_K =
-  // −∞ there, so the ELBO and the KLs are infinite, null in the JSON row, with q's mass on the cut positions.
+  // −∞ there, so the ELBO and the KLs are infinite, null in the JSON row, with q's mass on the cut positions. No
+  // token is left to measure the identity log p − ELBO = KL(q ‖ posterior) on, so identity_error is null too.
   r = run_lava(f.eval(f.model_path, "--kmax 1"));
   REQUIRE(r.code == 0);
   const JsonValue kmax1 = json_lines(r.out).at(0);
   CHECK(std::isfinite(kmax1.at("nll").number()));
-  for (const char* key : {"elbo", "kl", "kl_gap", "kl_posterior"}) {
+  for (const char* key : {"elbo", "kl", "kl_gap", "kl_posterior", "identity_error"}) {
     CAPTURE(key);
     CHECK(kmax1.at(key).is_null());
   }
